@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cachefilesd: one non-recursive GNU make file.
+#
+#   make            build the daemon (./cachefilesd)
+#   make check      build and run every test layer (unit, simulator, VM)
+#   make check SANITIZE=1   the same under AddressSanitizer and UBSan
+#   make bench      benchmarks (not part of check)
+#   make demo       the daemon against the real kernel module in a VM
+#   make deps       install the Debian packages needed to build and test
+#   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR
+
+VERSION    := 1.0.0
+PREFIX     ?= /usr
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+DESTDIR    ?=
+
+PKGS       := libevent libcap libattr libsystemd
+CC         ?= cc
+WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+              -Wmissing-prototypes -Wpointer-arith -Wundef
+CFLAGS     ?= -O2 -g
+CPPFLAGS   += -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -I. -Ilib -Iconfig -Icull
+ifeq ($(WERROR),1)
+WARN       += -Werror
+endif
+ifeq ($(SANITIZE),1)
+BUILD      ?= build-san
+CFLAGS     += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS    += -fsanitize=address,undefined
+else
+BUILD      ?= build
+endif
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS  = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
+LIBS        = $(PKG_LIBS) -pthread
+
+# Modules: every .c in lib/, config/ and cull/ goes into one archive that the
+# daemon, the tools and the unit tests link; the file list is the architecture.
+MOD_SRCS   := $(wildcard lib/*.c config/*.c cull/*.c)
+MOD_OBJS   := $(MOD_SRCS:%.c=$(BUILD)/%.o)
+LIBCFD     := $(BUILD)/libcfd.a
+
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+SIM_SRCS   := $(wildcard tests/sim/*.c)
+SIM_BIN    := $(BUILD)/tests/cfsim
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all check unit bench demo deps install clean lint
+all: cachefilesd
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBCFD): $(MOD_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/cachefilesd: $(BUILD)/cachefilesd.o $(LIBCFD)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+cachefilesd: $(BUILD)/cachefilesd
+	cp $< $@
+
+# Unit tests may wrap library calls: tests/unit/test_X.wrap lists symbols.
+$(BUILD)/tests/%: tests/unit/%.c $(LIBCFD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBCFD) \
+	    $(if $(wildcard tests/unit/$*.wrap),$(foreach s,$(shell cat tests/unit/$*.wrap),-Wl,--wrap=$(s))) \
+	    -lcmocka $(LIBS)
+
+$(SIM_BIN): $(SIM_SRCS) $(LIBCFD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SIM_SRCS) $(LIBCFD) $(LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIBCFD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBCFD) $(LIBS)
+
+# Everything a test run needs; check installs missing packages first.
+check: deps-check $(BUILD)/cachefilesd $(UNIT_BINS) $(SIM_BIN)
+	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd CFSIM=$(CURDIR)/$(SIM_BIN) \
+	    sh tests/run.sh
+
+unit: $(UNIT_BINS)
+	@BUILD=$(BUILD) LAYERS=unit sh tests/run.sh
+
+bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(SIM_BIN)
+	@BUILD=$(BUILD) sh bench/run.sh
+
+demo: deps-check $(BUILD)/cachefilesd
+	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/vm/demo.sh
+
+# Install what is missing (Debian 12); quiet when everything is there.
+deps:
+	@sh packaging/deps.sh all
+deps-check:
+	@sh packaging/deps.sh check
+
+lint:
+	mandoc -Tlint -W warning man/*.[0-9]
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 cachefilesd $(DESTDIR)$(SBINDIR)/cachefilesd
+	install -m 0644 man/cachefilesd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 man/cachefilesd.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf ] || \
+	    install -m 0644 config/cachefilesd.conf $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf
+	sed 's,@SBINDIR@,$(SBINDIR),g' config/cachefilesd.service > $(DESTDIR)$(UNITDIR)/cachefilesd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cachefilesd.service
+
+clean:
+	rm -rf build build-san cachefilesd
+
+-include $(MOD_OBJS:.o=.d) $(BUILD)/cachefilesd.d

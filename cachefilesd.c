@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachefilesd: the userspace daemon of the kernel's CacheFiles module.
+ *
+ * main() only sets up: it reads the command line and the configuration, then
+ * either tests them (-t), prints the version or help, or hands over to the
+ * daemon's loop in lib/daemon.c.
+ */
+#include "checkenv.h"
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+#include "options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/*
+ * Configuration errors always reach the terminal that started us, and the
+ * log as well when that is syslog, so that a failed start under an init
+ * system leaves a trace.
+ */
+static void
+config_error(void *arg, const char *msg)
+{
+	const struct options *opt = arg;
+
+	fprintf(stderr, "%s\n", msg);
+	if (!opt->to_stderr && opt->action != OPT_TEST)
+		log_warnx("%s", msg);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options opt;
+	struct config cfg;
+	int errors;
+
+	if (options_parse(&opt, argc, argv, stderr) < 0)
+		return 2;
+	switch (opt.action) {
+	case OPT_HELP:
+		options_usage(stdout);
+		return 0;
+	case OPT_VERSION:
+		printf("cachefilesd version %s\n", VERSION);
+		return 0;
+	case OPT_TEST:
+	case OPT_RUN:
+		break;
+	}
+
+	/* As the historical daemon: syslog unless -s (or -t, a terminal command). */
+	log_init("cachefilesd", opt.to_stderr || opt.action == OPT_TEST, opt.debug);
+	errors = config_load(&cfg, opt.config, config_error, &opt);
+	if (opt.nocull)
+		cfg.nocull = 1;
+	if (opt.action == OPT_TEST) {
+		if (errors == 0)
+			errors = checkenv(&cfg);
+		if (errors) {
+			fprintf(stderr, "%s: configuration has %d error%s\n", opt.config,
+				errors, errors == 1 ? "" : "s");
+			return 1;
+		}
+		config_dump(&cfg, stdout);
+		printf("configuration OK\n");
+		return 0;
+	}
+	if (errors)
+		return 1;
+	return daemon_run(&opt, &cfg);
+}

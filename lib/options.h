@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * options.h: the command line, compatible with cachefilesd 0.10.10
+ * (-d -s -n -N -f -p -v) plus -t (test the configuration) and -h/--help.
+ */
+#ifndef CFD_OPTIONS_H
+#define CFD_OPTIONS_H
+
+#include <stdio.h>
+
+#define DEFAULT_PIDFILE "/run/cachefilesd.pid"
+
+enum options_action { OPT_RUN, OPT_TEST, OPT_VERSION, OPT_HELP };
+
+struct options {
+	enum options_action action;
+	int debug;		/* -d count */
+	int to_stderr;		/* -s */
+	int foreground;		/* -n */
+	int nocull;		/* -N */
+	const char *config;	/* -f */
+	const char *pidfile;	/* -p */
+};
+
+/* Returns 0, or -1 after writing a usage error to err (exit status 2). */
+int options_parse(struct options *o, int argc, char **argv, FILE *err);
+void options_usage(FILE *out);
+
+#endif

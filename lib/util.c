@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * util.c: allocation that never fails silently, bounded strings, numbers.
+ */
+#include "util.h"
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void *
+xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (p == NULL)
+		fatal("malloc %zu bytes", size);
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (p == NULL)
+		fatal("calloc %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *
+xreallocarray(void *ptr, size_t nmemb, size_t size)
+{
+	void *p;
+
+	if (size && nmemb > SIZE_MAX / size)
+		fatalx("reallocarray %zu x %zu bytes: overflow", nmemb, size);
+	p = realloc(ptr, nmemb * size ? nmemb * size : 1);
+	if (p == NULL)
+		fatal("realloc %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		fatal("strdup");
+	return p;
+}
+
+int
+strlcpy_checked(char *dst, const char *src, size_t n)
+{
+	size_t len = strlen(src);
+
+	if (len >= n)
+		return -1;
+	memcpy(dst, src, len + 1);
+	return 0;
+}
+
+int
+snprintf_checked(char *dst, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(dst, n, fmt, ap);
+	va_end(ap);
+	if (r < 0 || (size_t)r >= n)
+		return -1;
+	return r;
+}
+
+int
+parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts leading space and '-'; a config number may not. */
+	if (s[0] < '0' || s[0] > '9') {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (*end != '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	if (errno == ERANGE || v < min || v > max) {
+		errno = ERANGE;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}

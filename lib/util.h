@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * util.h: allocation that never returns NULL, bounded string helpers and
+ * checked number parsing, shared by every module.
+ */
+#ifndef CFD_UTIL_H
+#define CFD_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xreallocarray(void *ptr, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+
+/* Copy src into dst of size n; return -1 (dst untouched) when it does not fit. */
+int strlcpy_checked(char *dst, const char *src, size_t n);
+/* snprintf that returns -1 on truncation or error, else the length. */
+int snprintf_checked(char *dst, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Parse an unsigned number from s in the given base (0 = C rules) that must
+ * span the whole string and lie in [min, max].  Returns 0, or -1 with errno
+ * EINVAL (not a number, trailing junk) or ERANGE (out of bounds).
+ */
+int parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Monotonic clock in milliseconds. */
+uint64_t now_ms(void);
+
+#endif

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Run every test layer and print one closing line: N passed, M failed[, K skipped].
+#
+# Every test program speaks TAP on stdout: "ok - name", "not ok - name",
+# "ok - name # SKIP reason".  Layers (LAYERS, default all, in this order):
+#   unit    cmocka programs $BUILD/tests/test_*
+#   config  golden configuration corpus, tests/config/run.sh
+#   integ   the daemon against the kernel simulator, tests/integ/*.sh
+#   vm      the daemon against the real module in QEMU, tests/vm/run.sh
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+LAYERS=${LAYERS:-unit config integ vm}
+export BUILD
+export CACHEFILESD=${CACHEFILESD:-$PWD/$BUILD/cachefilesd}
+export CFSIM=${CFSIM:-$PWD/$BUILD/tests/cfsim}
+export TOP=$PWD
+LOGDIR=$BUILD/test-logs
+mkdir -p "$LOGDIR"
+pass=0 fail=0 skip=0
+skipped_reasons=
+
+# run_prog NAME CMD...: run one TAP program, count its results.
+run_prog() {
+	name=$1; shift
+	log=$LOGDIR/$(echo "$name" | tr '/ ' '__').log
+	"$@" >"$log" 2>&1
+	rc=$?
+	p=$(grep -Ec '^ok ' "$log")
+	s=$(grep -Eic '^ok .*# *skip' "$log")
+	f=$(grep -Ec '^not ok ' "$log")
+	p=$((p - s))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name exited with status $rc" >>"$log"
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
+		f=1
+		echo "not ok - $name ran no test" >>"$log"
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	printf '%-28s %4d passed %3d failed %3d skipped\n' "$name" "$p" "$f" "$s"
+	if [ "$f" -gt 0 ]; then
+		grep -E '^not ok |^#' "$log" | head -40 | sed 's/^/    /'
+		echo "    (full log: $log)"
+	fi
+	if [ "$s" -gt 0 ]; then
+		skipped_reasons="$skipped_reasons$(grep -Ei '^ok .*# *skip' "$log" | sed "s/^/    $name: /")
+"
+	fi
+}
+
+for layer in $LAYERS; do
+	case $layer in
+	unit)
+		for t in "$BUILD"/tests/test_*; do
+			[ -x "$t" ] || continue
+			CMOCKA_MESSAGE_OUTPUT=TAP run_prog "unit/${t##*/}" "$t"
+		done ;;
+	config)
+		[ -f tests/config/run.sh ] && run_prog config/golden sh tests/config/run.sh ;;
+	integ)
+		for t in tests/integ/*.sh; do
+			[ -f "$t" ] || continue
+			run_prog "integ/$(basename "$t" .sh)" sh "$t"
+		done ;;
+	vm)
+		[ -f tests/vm/run.sh ] && run_prog vm/scenarios sh tests/vm/run.sh ;;
+	*)
+		echo "run.sh: unknown layer $layer" >&2; fail=$((fail + 1)) ;;
+	esac
+done
+
+if [ "$skip" -gt 0 ]; then
+	echo "skipped, and why:"
+	printf '%s' "$skipped_reasons"
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]
