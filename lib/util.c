@@ -39,7 +39,8 @@ xreallocarray(void *ptr, size_t nmemb, size_t size)
 
 	if (size && nmemb > SIZE_MAX / size)
 		fatalx("reallocarray %zu x %zu bytes: overflow", nmemb, size);
-	p = realloc(ptr, nmemb * size ? nmemb * size : 1);
+	size = nmemb * size;
+	p = realloc(ptr, size > 0 ? size : 1);
 	if (p == NULL)
 		fatal("realloc %zu x %zu bytes", nmemb, size);
 	return p;
