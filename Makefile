@@ -51,7 +51,7 @@ SIM_BIN    := $(BUILD)/tests/cfsim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit bench demo deps install clean lint
+.PHONY: all check unit bench demo deps install clean lint selinux
 all: cachefilesd
 
 $(BUILD)/%.o: %.c
@@ -102,6 +102,13 @@ deps:
 	@sh packaging/deps.sh all
 deps-check:
 	@sh packaging/deps.sh check
+
+# The SELinux policy module (Debian: selinux-policy-dev), built out of tree.
+selinux: $(BUILD)/selinux/cachefilesd.pp
+$(BUILD)/selinux/cachefilesd.pp: selinux/cachefilesd.te selinux/cachefilesd.fc selinux/cachefilesd.if
+	@mkdir -p $(dir $@)
+	cp $^ $(dir $@)
+	$(MAKE) -C $(dir $@) -f /usr/share/selinux/devel/Makefile cachefilesd.pp
 
 lint:
 	mandoc -Tlint -W warning man/*.[0-9]

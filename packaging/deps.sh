@@ -5,7 +5,7 @@
 #   deps.sh all     the same, loudly
 set -eu
 BUILD_PKGS="gcc make pkg-config libevent-dev libattr1-dev libcap-dev libsystemd-dev libcmocka-dev"
-TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps"
+TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps selinux-policy-dev checkpolicy"
 missing=
 for p in $BUILD_PKGS $TEST_PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
