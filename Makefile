@@ -7,6 +7,7 @@
 #   make bench      benchmarks (not part of check)
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
+#   make selinux    the SELinux policy module;  make deb: a Debian package
 #   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR
 
 VERSION    := 1.0.0
@@ -51,7 +52,7 @@ SIM_BIN    := $(BUILD)/tests/cfsim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit bench demo deps install clean lint selinux
+.PHONY: all check unit bench demo deps install clean lint selinux deb
 all: cachefilesd
 
 $(BUILD)/%.o: %.c
@@ -109,6 +110,14 @@ $(BUILD)/selinux/cachefilesd.pp: selinux/cachefilesd.te selinux/cachefilesd.fc s
 	@mkdir -p $(dir $@)
 	cp $^ $(dir $@)
 	$(MAKE) -C $(dir $@) -f /usr/share/selinux/devel/Makefile cachefilesd.pp
+
+# A Debian package from the committed tree (needs debhelper and dpkg-dev).
+deb:
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/cachefilesd-$(VERSION)
+	git archive HEAD | tar -x -C $(BUILD)/deb/cachefilesd-$(VERSION)
+	cp -r packaging/debian $(BUILD)/deb/cachefilesd-$(VERSION)/debian
+	cd $(BUILD)/deb/cachefilesd-$(VERSION) && dpkg-buildpackage -us -uc -b
+	@ls -l $(BUILD)/deb/*.deb
 
 lint:
 	mandoc -Tlint -W warning man/*.[0-9]
