@@ -19,6 +19,10 @@
 #define CFG_LINE_MAX 4095	/* the kernel takes at most PAGE_SIZE-1 bytes a command */
 #define CFG_TAG_MAX 256
 #define CFG_SECCTX_MAX 1024
+#define CFG_DIR_MAX (PATH_MAX - 10)	/* dir must be shorter: room for "/graveyard" */
+#define CFG_FILE_MAX (1024 * 1024)	/* a longer configuration file is refused */
+#define CFG_FILE_MAX_TEXT "1 MiB"
+#define CFG_CULL_AGE_MAX (3650 * 86400ULL)	/* cull_age at most 3650d */
 
 /* The six limits, in percent of the cache filesystem's blocks and files. */
 enum cfg_limit { LIM_BRUN, LIM_BCULL, LIM_BSTOP, LIM_FRUN, LIM_FCULL, LIM_FSTOP, LIM_COUNT };
@@ -74,5 +78,7 @@ int config_limit_commands(const struct config *cfg,
 int config_ndirectives(void);
 const char *config_directive_name(int i);
 const char *config_directive_help(int i);
+/* The argument synopsis, e.g. "N%"; "" for a directive without argument. */
+const char *config_directive_args(int i);
 
 #endif

@@ -1,4 +1,91 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Placeholder so the tree links; replaced by the real environment checks. */
+/*
+ * checkenv.c: the checks "cachefilesd -t" makes on the cache directory, so
+ * that the usual reasons for a failed bind show up before the daemon runs,
+ * with their cause named, instead of as a bare EOPNOTSUPP from the kernel.
+ */
 #include "checkenv.h"
-int checkenv(const struct config *cfg) { (void)cfg; return 0; }
+#include "config.h"
+#include "log.h"
+
+#include <attr/xattr.h>		/* libattr: the xattr calls and ENOATTR */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* Set and removed again on DIR itself; the kernel never looks at it. */
+#define PROBE_XATTR "user.cachefilesd.probe"
+
+/*
+ * The kernel stores every object's metadata in a user.* attribute, so a
+ * filesystem without them cannot hold a cache.  Probe by doing it.
+ */
+static int
+check_xattr(const char *dir, int fd)
+{
+	if (fsetxattr(fd, PROBE_XATTR, "1", 1, 0) == -1) {
+		if (errno == ENOTSUP)
+			log_warnx("%s: the filesystem does not support user.* "
+				  "extended attributes, which the kernel needs: bind "
+				  "would fail with EOPNOTSUPP", dir);
+		else
+			log_warn("%s: setxattr %s", dir, PROBE_XATTR);
+		return 1;
+	}
+	/* Left behind it would be harmless, so a failure is only a warning. */
+	if (fremovexattr(fd, PROBE_XATTR) == -1 && errno != ENOATTR)
+		log_warn("%s: warning: removexattr %s", dir, PROBE_XATTR);
+	return 0;
+}
+
+static int
+check_mount(const char *dir, int fd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) == -1) {
+		log_warn("%s: statvfs", dir);
+		return 1;
+	}
+	if (sv.f_flag & ST_RDONLY) {
+		log_warnx("%s: the filesystem is mounted read-only: the kernel "
+			  "cannot create the cache there", dir);
+		return 1;
+	}
+	/* Culling goes by atime; frozen atimes make it oldest-created first. */
+	if (sv.f_flag & ST_NOATIME)
+		log_warnx("%s: warning: the filesystem is mounted noatime, so "
+			  "access times never change and culling removes the oldest "
+			  "objects instead of the least recently used; mount it with "
+			  "relatime or strictatime", dir);
+	return 0;
+}
+
+int
+checkenv(const struct config *cfg)
+{
+	const char *dir = cfg->dir;
+	struct stat st;
+	int fd, errors;
+
+	/* The kernel resolves dir at bind and follows a symlink; so do we. */
+	if (stat(dir, &st) == -1) {
+		log_warn("%s: stat", dir);
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_warnx("%s: not a directory", dir);
+		return 1;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		log_warn("%s: open", dir);
+		return 1;
+	}
+	errors = check_mount(dir, fd);
+	if (errors == 0)
+		errors += check_xattr(dir, fd);
+	close(fd);
+	return errors;
+}
