@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * heap.h: the candidate table, a bounded max-heap of compact records.
+ *
+ * A record is 20 bytes: access time in nanoseconds, inode number and the
+ * index of the directory that holds the object in the scan's directory
+ * table.  Names are not kept: the culler maps inode numbers back to names by
+ * reading the directory again (see victims.h), which keeps the table well
+ * under 32 bytes a candidate whatever the length of the cache's names.
+ *
+ * The root is the youngest of the oldest objects seen, so an object newer
+ * than the root is rejected with one comparison; after the scan the table
+ * is sorted oldest first in place.
+ */
+#ifndef CFD_HEAP_H
+#define CFD_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 32-bit halves keep the alignment at 4, so an array has no padding. */
+struct cand {
+	uint32_t at_lo, at_hi;		/* atime, ns since the epoch */
+	uint32_t ino_lo, ino_hi;
+	uint32_t dir;			/* index in the scan's directory table */
+};
+
+static inline uint64_t
+cand_atime(const struct cand *c)
+{
+	return (uint64_t)c->at_hi << 32 | c->at_lo;
+}
+
+static inline uint64_t
+cand_ino(const struct cand *c)
+{
+	return (uint64_t)c->ino_hi << 32 | c->ino_lo;
+}
+
+static inline void
+cand_set(struct cand *c, uint64_t atime_ns, uint64_t ino, uint32_t dir)
+{
+	c->at_lo = (uint32_t)atime_ns;
+	c->at_hi = (uint32_t)(atime_ns >> 32);
+	c->ino_lo = (uint32_t)ino;
+	c->ino_hi = (uint32_t)(ino >> 32);
+	c->dir = dir;
+}
+
+struct heap {
+	struct cand *v;
+	size_t n, cap;
+};
+
+/* cap == 0 makes a heap that keeps nothing. */
+void heap_init(struct heap *h, size_t cap);
+void heap_free(struct heap *h);
+/* Keep c if it is among the cap oldest seen so far; returns 1 if kept. */
+int heap_offer(struct heap *h, const struct cand *c);
+/* Would c be kept?  (Cheap pre-check, no change.) */
+int heap_wants(const struct heap *h, uint64_t atime_ns, uint64_t ino);
+/* Sort the records oldest first; the heap property is lost. */
+void heap_sort_oldest_first(struct heap *h);
+/* Order used everywhere: atime, then inode number.  <0, 0, >0. */
+int cand_cmp(const struct cand *a, const struct cand *b);
+
+#endif

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * scan.c: the walker.  Workers take directories from a shared stack, read
+ * each with getdents64 into a large buffer, stat only data objects (d_type
+ * saves a stat for everything else) and pass batches of records to the
+ * shared heap under one lock.  A worker keeps a copy of the heap's root so
+ * that young objects, the vast majority once the heap is full, are
+ * rejected without taking the lock.
+ */
+#include "scan.h"
+#include "names.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DENTS_BUF (64 * 1024)
+#define BATCH 256
+#define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+struct sdir {
+	uint32_t parent;
+	uint32_t name_off;		/* in the arena */
+	uint32_t vol;			/* index in vols, UINT32_MAX above volumes */
+	uint16_t depth;			/* 0 = DIR/cache */
+	uint16_t data_ok;		/* a fan-out or long-key directory */
+};
+
+struct scan_result {
+	struct heap heap;
+	struct sdir *dirs;
+	size_t ndirs, dirs_cap;
+	char *arena;
+	size_t arena_len, arena_cap;
+	struct scan_vol *vols;
+	size_t nvols, vols_cap;
+	struct scan_stats st;
+	dev_t dev;
+	uint64_t mnt_id;
+	int has_mnt_id;
+};
+
+/* Shared state of one walk. */
+struct walk {
+	struct scan_result *r;
+	int rootfd;
+	const struct scan_opts *opt;
+	struct scan_progress *prog;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t *stack;
+	size_t nstack, stack_cap;
+	unsigned busy;
+	uint64_t now_s;
+};
+
+/* One worker's private state. */
+struct worker {
+	struct walk *w;
+	char *buf;
+	struct cand batch[BATCH];
+	size_t nbatch;
+	uint64_t limit_at, limit_ino;	/* heap root when last seen */
+	int limited;
+	struct scan_stats st;		/* counters only; merged at the end */
+	pthread_t tid;
+};
+
+static int
+cancelled(const struct walk *w)
+{
+	return w->opt->cancel && *w->opt->cancel;
+}
+
+/* Identity of the mount a descriptor is on: (dev, mount id if known). */
+static int
+fd_mount(int fd, dev_t *dev, uint64_t *mnt, int *has_mnt)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	    STATX_TYPE | STATX_MNT_ID, &stx) < 0)
+		return -1;
+	if (!S_ISDIR(stx.stx_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	*has_mnt = (stx.stx_mask & STATX_MNT_ID) != 0;
+	*mnt = stx.stx_mnt_id;
+	return 0;
+}
+
+static int
+same_mount(const struct scan_result *r, int fd)
+{
+	dev_t dev;
+	uint64_t mnt;
+	int has;
+
+	if (fd_mount(fd, &dev, &mnt, &has) < 0)
+		return -1;
+	if (dev != r->dev || (has && r->has_mnt_id && mnt != r->mnt_id)) {
+		errno = EXDEV;
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t
+arena_add(struct scan_result *r, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	uint32_t off;
+
+	if (r->arena_len + len > r->arena_cap) {
+		size_t cap = r->arena_cap ? r->arena_cap * 2 : 4096;
+		while (cap < r->arena_len + len)
+			cap *= 2;
+		r->arena = xreallocarray(r->arena, cap, 1);
+		r->arena_cap = cap;
+	}
+	off = (uint32_t)r->arena_len;
+	memcpy(r->arena + off, name, len);
+	r->arena_len += len;
+	return off;
+}
+
+/* Add a directory to the table and to the stack of work; lock held. */
+static void
+add_dir(struct walk *w, uint32_t parent, const char *name)
+{
+	struct scan_result *r = w->r;
+	struct sdir *d;
+	uint32_t idx = (uint32_t)r->ndirs;
+
+	if (r->ndirs == r->dirs_cap) {
+		r->dirs_cap = r->dirs_cap ? r->dirs_cap * 2 : 256;
+		r->dirs = xreallocarray(r->dirs, r->dirs_cap, sizeof(*r->dirs));
+	}
+	d = &r->dirs[r->ndirs++];
+	d->parent = parent;
+	d->name_off = arena_add(r, name);
+	d->depth = parent == UINT32_MAX ? 0 : r->dirs[parent].depth + 1;
+	d->data_ok = d->depth >= 2 && (name[0] == '@' || name[0] == '+');
+	d->vol = parent == UINT32_MAX ? UINT32_MAX : r->dirs[parent].vol;
+	if (d->depth == 1) {
+		if (r->nvols == r->vols_cap) {
+			r->vols_cap = r->vols_cap ? r->vols_cap * 2 : 16;
+			r->vols = xreallocarray(r->vols, r->vols_cap, sizeof(*r->vols));
+		}
+		d->vol = (uint32_t)r->nvols;
+		memset(&r->vols[r->nvols], 0, sizeof(r->vols[0]));
+		r->vols[r->nvols++].dir = idx;
+	}
+	if (w->nstack == w->stack_cap) {
+		w->stack_cap = w->stack_cap ? w->stack_cap * 2 : 256;
+		w->stack = xreallocarray(w->stack, w->stack_cap, sizeof(*w->stack));
+	}
+	w->stack[w->nstack++] = idx;
+	r->st.dirs++;
+}
+
+int
+scan_dir_path(const struct scan_result *r, uint32_t dir, char *buf, size_t len)
+{
+	uint32_t chain[NAMES_MAX_DEPTH + 1];
+	size_t n = 0, pos = 0;
+
+	if (dir >= r->ndirs || len == 0)
+		return -1;
+	while (dir != 0 && dir != UINT32_MAX && n < ARRAY_SIZE(chain)) {
+		chain[n++] = dir;
+		dir = r->dirs[dir].parent;
+	}
+	buf[0] = '\0';
+	while (n > 0) {
+		const char *name = r->arena + r->dirs[chain[--n]].name_off;
+		int k = snprintf(buf + pos, len - pos, "%s%s", pos ? "/" : "", name);
+		if (k < 0 || (size_t)k >= len - pos)
+			return -1;
+		pos += (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * Copy the names from the root to dir into names[] (each NAME_MAX+1 bytes);
+ * returns the number of components.  Caller holds the lock if the table can
+ * grow meanwhile.
+ */
+static int
+dir_chain(const struct scan_result *r, uint32_t dir, char (*names)[NAME_MAX + 1])
+{
+	uint32_t chain[NAMES_MAX_DEPTH + 1];
+	int n = 0, i;
+
+	while (dir != 0 && n < (int)ARRAY_SIZE(chain)) {
+		chain[n++] = dir;
+		dir = r->dirs[dir].parent;
+	}
+	for (i = 0; i < n; i++)
+		snprintf(names[i], NAME_MAX + 1, "%s",
+			 r->arena + r->dirs[chain[n - 1 - i]].name_off);
+	return n;
+}
+
+static int
+open_chain(const struct scan_result *r, int rootfd, char (*names)[NAME_MAX + 1], int n)
+{
+	int fd = openat(rootfd, ".", OPEN_DIR), i;
+
+	for (i = 0; fd >= 0 && i < n; i++) {
+		int next = openat(fd, names[i], OPEN_DIR);
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		fd = next;
+	}
+	if (fd >= 0 && same_mount(r, fd) < 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+int
+scan_open_dir(const struct scan_result *r, int rootfd, uint32_t dir)
+{
+	static __thread char names[NAMES_MAX_DEPTH + 1][NAME_MAX + 1];
+	int n;
+
+	if (dir >= r->ndirs) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = dir_chain(r, dir, names);
+	return open_chain(r, rootfd, names, n);
+}
+
+static void
+sample(struct worker *k, uint32_t dir, const char *name, const char *what)
+{
+	struct walk *w = k->w;
+	struct scan_stats *st = &w->r->st;
+	char path[SCAN_SAMPLE_LEN];
+
+	/* Lock held by the caller. */
+	if (st->nsamples >= SCAN_SAMPLES)
+		return;
+	if (scan_dir_path(w->r, dir, path, sizeof(path)) < 0)
+		path[0] = '\0';
+	snprintf(st->samples[st->nsamples++], SCAN_SAMPLE_LEN, "%s%s%s (%s)",
+		 path, path[0] ? "/" : "", name, what);
+}
+
+/* Unknown entries are rare: taking the lock for each costs nothing. */
+static void
+unknown(struct worker *k, uint32_t dir, const char *name, const char *what)
+{
+	k->st.unknown++;
+	pthread_mutex_lock(&k->w->lock);
+	sample(k, dir, name, what);
+	pthread_mutex_unlock(&k->w->lock);
+}
+
+/* Hand the batch to the shared heap and refresh the cached root. */
+static void
+flush(struct worker *k)
+{
+	struct heap *h = &k->w->r->heap;
+	size_t i;
+
+	for (i = 0; i < k->nbatch; i++)
+		heap_offer(h, &k->batch[i]);
+	k->nbatch = 0;
+	if (h->cap > 0 && h->n == h->cap) {
+		k->limited = 1;
+		k->limit_at = cand_atime(&h->v[0]);
+		k->limit_ino = cand_ino(&h->v[0]);
+	}
+}
+
+static void
+offer(struct worker *k, uint64_t at, uint64_t ino, uint32_t dir)
+{
+	if (k->w->opt->max_candidates == 0)
+		return;
+	if (k->limited && (at > k->limit_at || (at == k->limit_at && ino >= k->limit_ino)))
+		return;
+	cand_set(&k->batch[k->nbatch++], at, ino, dir);
+	if (k->nbatch == BATCH) {
+		pthread_mutex_lock(&k->w->lock);
+		flush(k);
+		pthread_mutex_unlock(&k->w->lock);
+	}
+}
+
+/* Count a data object; returns its atime in ns. */
+static uint64_t
+account(struct worker *k, const struct stat *sb, uint64_t *dobj, uint64_t *dbytes)
+{
+	struct scan_stats *st = &k->st;
+	int64_t s = sb->st_atim.tv_sec;
+	uint64_t at = s < 0 ? 0 : (uint64_t)s * 1000000000u + (uint64_t)sb->st_atim.tv_nsec;
+	uint64_t bytes = (uint64_t)sb->st_blocks * 512;
+	uint64_t day = (uint64_t)s >= k->w->now_s || s < 0 ? 0 :
+	    (k->w->now_s - (uint64_t)s) / 86400;
+
+	st->objects++;
+	st->bytes += bytes;
+	(*dobj)++;
+	*dbytes += bytes;
+	st->hist[day < SCAN_HIST_DAYS ? day : SCAN_HIST_DAYS - 1]++;
+	if (st->oldest_ns == 0 || at < st->oldest_ns)
+		st->oldest_ns = at;
+	if (at > st->newest_ns)
+		st->newest_ns = at;
+	return at;
+}
+
+/* One entry of directory dir (descriptor fd). */
+static void
+entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
+      const char *name, unsigned char type, uint64_t *dobj, uint64_t *dbytes)
+{
+	enum name_kind kind = names_kind(name);
+	struct stat sb;
+	int have_stat = 0;
+
+	if (type == DT_UNKNOWN) {
+		if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				k->st.vanished++;
+			else
+				k->st.errors++;
+			return;
+		}
+		have_stat = 1;
+		type = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG :
+		    S_ISLNK(sb.st_mode) ? DT_LNK : DT_FIFO;
+	}
+	if (type == DT_DIR) {
+		if (kind != NAME_DIR || !names_sendable(name, strlen(name))) {
+			unknown(k, dir, name, "directory");
+			return;
+		}
+		if (d->depth + 1 > NAMES_MAX_DEPTH) {
+			k->st.too_deep++;
+			return;
+		}
+		pthread_mutex_lock(&k->w->lock);
+		add_dir(k->w, dir, name);
+		pthread_cond_signal(&k->w->cond);
+		pthread_mutex_unlock(&k->w->lock);
+		return;
+	}
+	if (type != DT_REG || kind != NAME_DATA || !d->data_ok) {
+		unknown(k, dir, name, type == DT_LNK ? "symlink" :
+			type == DT_REG ? "file" : "special");
+		return;
+	}
+	if (!names_sendable(name, strlen(name))) {
+		k->st.unsendable++;
+		return;
+	}
+	if (!have_stat && fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			k->st.vanished++;
+		else
+			k->st.errors++;
+		return;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		unknown(k, dir, name, "not a regular file");
+		return;
+	}
+	offer(k, account(k, &sb, dobj, dbytes), (uint64_t)sb.st_ino, dir);
+}
+
+static void
+read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
+{
+	uint64_t dobj = 0, dbytes = 0;
+
+	for (;;) {
+		ssize_t n = getdents64(fd, k->buf, DENTS_BUF), off;
+		if (n == 0)
+			break;
+		if (n < 0) {
+			k->st.errors++;
+			break;
+		}
+		for (off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(k->buf + off);
+			off += de->d_reclen;
+			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+				continue;
+			entry(k, fd, dir, d, de->d_name, de->d_type, &dobj, &dbytes);
+		}
+		if (cancelled(k->w))
+			break;
+	}
+	if (dobj > 0 && d->vol != UINT32_MAX) {
+		pthread_mutex_lock(&k->w->lock);
+		k->w->r->vols[d->vol].objects += dobj;
+		k->w->r->vols[d->vol].bytes += dbytes;
+		pthread_mutex_unlock(&k->w->lock);
+	}
+	if (k->w->prog)
+		__atomic_fetch_add(&k->w->prog->objects, dobj, __ATOMIC_RELAXED);
+}
+
+static void
+scan_one(struct worker *k, uint32_t dir, char (*names)[NAME_MAX + 1], int n,
+	 struct sdir d)
+{
+	struct walk *w = k->w;
+	int fd = open_chain(w->r, w->rootfd, names, n);
+
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			k->st.vanished++;
+		else if (errno == EXDEV)
+			k->st.mounts++;
+		else
+			k->st.errors++;
+		if (errno != ENOENT && errno != EXDEV) {
+			pthread_mutex_lock(&w->lock);
+			sample(k, dir, "", errno == ELOOP || errno == ENOTDIR ?
+			       "not a directory" : strerror(errno));
+			pthread_mutex_unlock(&w->lock);
+		}
+		return;
+	}
+	read_dir(k, fd, dir, &d);
+	close(fd);
+	if (w->prog)
+		__atomic_fetch_add(&w->prog->dirs, 1, __ATOMIC_RELAXED);
+}
+
+static void *
+worker_main(void *arg)
+{
+	static __thread char names[NAMES_MAX_DEPTH + 1][NAME_MAX + 1];
+	struct worker *k = arg;
+	struct walk *w = k->w;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		uint32_t dir;
+		struct sdir d;
+		int n;
+
+		while (w->nstack == 0 && w->busy > 0 && !cancelled(w))
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->nstack == 0 || cancelled(w))
+			break;
+		dir = w->stack[--w->nstack];
+		d = w->r->dirs[dir];
+		n = dir_chain(w->r, dir, names);
+		w->busy++;
+		pthread_mutex_unlock(&w->lock);
+		scan_one(k, dir, names, n, d);
+		pthread_mutex_lock(&w->lock);
+		flush(k);
+		w->busy--;
+		if (w->nstack == 0 && w->busy == 0)
+			pthread_cond_broadcast(&w->cond);
+	}
+	flush(k);
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void
+merge_stats(struct scan_stats *dst, const struct scan_stats *src)
+{
+	size_t i;
+
+	dst->objects += src->objects;
+	dst->bytes += src->bytes;
+	dst->unknown += src->unknown;
+	dst->unsendable += src->unsendable;
+	dst->vanished += src->vanished;
+	dst->errors += src->errors;
+	dst->mounts += src->mounts;
+	dst->too_deep += src->too_deep;
+	if (src->oldest_ns && (!dst->oldest_ns || src->oldest_ns < dst->oldest_ns))
+		dst->oldest_ns = src->oldest_ns;
+	if (src->newest_ns > dst->newest_ns)
+		dst->newest_ns = src->newest_ns;
+	for (i = 0; i < SCAN_HIST_DAYS; i++)
+		dst->hist[i] += src->hist[i];
+}
+
+static struct scan_result *
+result_new(int rootfd, size_t max_candidates)
+{
+	struct scan_result *r = xcalloc(1, sizeof(*r));
+
+	if (fd_mount(rootfd, &r->dev, &r->mnt_id, &r->has_mnt_id) < 0) {
+		free(r);
+		return NULL;
+	}
+	heap_init(&r->heap, max_candidates);
+	return r;
+}
+
+struct scan_result *
+scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
+{
+	struct walk w;
+	struct worker *ks;
+	unsigned nk = opt->threads ? opt->threads : 1, i, started = 0;
+	uint64_t t0 = now_ms();
+	struct scan_result *r = result_new(rootfd, opt->max_candidates);
+
+	if (r == NULL)
+		return NULL;
+	memset(&w, 0, sizeof(w));
+	w.r = r;
+	w.rootfd = rootfd;
+	w.opt = opt;
+	w.prog = prog;
+	w.now_s = (uint64_t)time(NULL);
+	r->st.start_s = w.now_s;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+	add_dir(&w, UINT32_MAX, "");
+	r->st.dirs = 0;		/* the root is not counted */
+
+	ks = xcalloc(nk, sizeof(*ks));
+	for (i = 0; i < nk; i++) {
+		ks[i].w = &w;
+		ks[i].buf = xmalloc(DENTS_BUF);
+	}
+	/* Helpers first; the calling thread is worker 0. */
+	for (i = 1; i < nk; i++)
+		if (pthread_create(&ks[i].tid, NULL, worker_main, &ks[i]) == 0)
+			started = i;
+		else
+			break;
+	worker_main(&ks[0]);
+	for (i = 1; i <= started; i++)
+		pthread_join(ks[i].tid, NULL);
+	for (i = 0; i < nk; i++) {
+		merge_stats(&r->st, &ks[i].st);
+		free(ks[i].buf);
+	}
+	free(ks);
+	free(w.stack);
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
+	r->st.cancelled = cancelled(&w);
+	heap_sort_oldest_first(&r->heap);
+	r->st.ms = now_ms() - t0;
+	return r;
+}
+
+void
+scan_free(struct scan_result *r)
+{
+	if (r == NULL)
+		return;
+	heap_free(&r->heap);
+	free(r->dirs);
+	free(r->arena);
+	free(r->vols);
+	free(r);
+}
+
+const struct scan_stats *
+scan_stats(const struct scan_result *r)
+{
+	return &r->st;
+}
+
+size_t
+scan_nvols(const struct scan_result *r)
+{
+	return r->nvols;
+}
+
+const struct scan_vol *
+scan_vol(const struct scan_result *r, size_t i)
+{
+	return i < r->nvols ? &r->vols[i] : NULL;
+}
+
+size_t
+scan_ncand(const struct scan_result *r)
+{
+	return r->heap.n;
+}
+
+struct cand *
+scan_cands(struct scan_result *r)
+{
+	return r->heap.v;
+}
+
+size_t
+scan_ndirs(const struct scan_result *r)
+{
+	return r->ndirs;
+}
+
+size_t
+scan_bytes_per_cand(void)
+{
+	return sizeof(struct cand);
+}

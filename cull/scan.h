@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scan.h: walk a cache tree into candidates and statistics, without the
+ * kernel.  This is the library the daemon's engine and the companion
+ * culling tool share.
+ *
+ * The walk starts at a descriptor of DIR/cache and uses only *at() calls
+ * relative to directory descriptors (openat with O_NOFOLLOW|O_DIRECTORY,
+ * getdents64, fstatat with AT_SYMLINK_NOFOLLOW): it never follows a symbolic
+ * link, never changes the working directory and never crosses into another
+ * mount.  Only regular files named D, E, S or T inside a fan-out ('@') or
+ * long-key ('+') directory are candidates (both on-disk layouts); anything
+ * else is counted as unknown and left alone.  Directories are spread over
+ * opt->threads workers, which matters for cold metadata caches.
+ */
+#ifndef CFD_SCAN_H
+#define CFD_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "heap.h"
+
+#define SCAN_HIST_DAYS 128	/* atime histogram: days before the scan; last = older */
+#define SCAN_SAMPLES 8		/* unknown entries remembered by path */
+#define SCAN_SAMPLE_LEN 256
+
+struct scan_opts {
+	size_t max_candidates;		/* heap size; 0 = statistics only */
+	unsigned threads;		/* workers, >= 1 */
+	const volatile int *cancel;	/* stop early when *cancel becomes non-zero */
+};
+
+/* Updated while the scan runs (relaxed atomics): read from any thread. */
+struct scan_progress {
+	uint64_t objects, dirs;
+};
+
+struct scan_vol {
+	uint32_t dir;			/* its entry in the directory table */
+	uint64_t objects, bytes;
+};
+
+struct scan_stats {
+	uint64_t objects, bytes;	/* data objects; bytes allocated (st_blocks) */
+	uint64_t dirs;
+	uint64_t unknown;		/* entries we do not understand: left alone */
+	uint64_t unsendable;		/* data names that no cull command can carry */
+	uint64_t vanished;		/* disappeared while we looked */
+	uint64_t errors;		/* unreadable directories, failed stats */
+	uint64_t mounts;		/* other mounts inside the tree, not entered */
+	uint64_t too_deep;
+	uint64_t oldest_ns, newest_ns;	/* atime range of data objects */
+	uint64_t hist[SCAN_HIST_DAYS];
+	uint64_t start_s;		/* wall clock at start */
+	uint64_t ms;			/* duration */
+	int cancelled;
+	unsigned nsamples;
+	char samples[SCAN_SAMPLES][SCAN_SAMPLE_LEN];
+};
+
+struct scan_result;
+
+/* rootfd: descriptor of DIR/cache.  NULL only on allocation/thread failure. */
+struct scan_result *scan_run(int rootfd, const struct scan_opts *opt,
+			     struct scan_progress *prog);
+void scan_free(struct scan_result *r);
+
+const struct scan_stats *scan_stats(const struct scan_result *r);
+size_t scan_nvols(const struct scan_result *r);
+const struct scan_vol *scan_vol(const struct scan_result *r, size_t i);
+
+/* Candidates, oldest first (atime, then inode). */
+size_t scan_ncand(const struct scan_result *r);
+struct cand *scan_cands(struct scan_result *r);
+
+/* The directory table: path relative to DIR/cache ("" for the root). */
+size_t scan_ndirs(const struct scan_result *r);
+int scan_dir_path(const struct scan_result *r, uint32_t dir, char *buf, size_t len);
+/*
+ * Open directory dir again beneath rootfd, component by component with
+ * O_NOFOLLOW, and check that it is on the scanned mount.  Returns an
+ * O_RDONLY|O_DIRECTORY descriptor or -1 with errno set (EXDEV: a mount).
+ */
+int scan_open_dir(const struct scan_result *r, int rootfd, uint32_t dir);
+
+/* Bytes of memory the candidate table uses for each candidate. */
+size_t scan_bytes_per_cand(void);
+
+#endif

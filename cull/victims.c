@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * victims.c: candidates back to names, in windows.  A window is the next
+ * WINDOW candidates; a hash of their (directory, inode) pairs lets one
+ * getdents64 pass over a directory resolve every candidate of the window
+ * that lives there, so each directory is read at most once per window
+ * however the candidates are spread.  Names are kept for the window only.
+ */
+#include "victims.h"
+#include "heap.h"
+#include "names.h"
+#include "scan.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WINDOW 32768
+#define HASH_SIZE (2 * WINDOW)	/* power of two, load <= 0.5 */
+#define FD_SLOTS 64
+#define DENTS_BUF (64 * 1024)
+
+struct victims {
+	struct scan_result *r;
+	struct cand *v;
+	size_t n, cur, kept, last;
+	size_t wbeg, wend;
+	uint32_t *names;		/* per window slot: arena offset + 1, 0 = unknown */
+	char *arena;
+	size_t alen, acap;
+	uint32_t *hash;			/* window slot + 1, 0 = empty */
+	uint32_t *dir_epoch;
+	uint32_t epoch;
+	struct {
+		uint32_t dir;
+		int fd;
+	} fds[FD_SLOTS];
+	char *dents;
+	int rootfd;
+	struct victims_stats st;
+};
+
+static size_t
+hash_of(uint32_t dir, uint64_t ino)
+{
+	uint64_t h = (ino ^ ((uint64_t)dir << 40) ^ dir) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (HASH_SIZE - 1);
+}
+
+struct victims *
+victims_new(struct scan_result *r, int rootfd)
+{
+	struct victims *vs = xcalloc(1, sizeof(*vs));
+	size_t i;
+
+	vs->r = r;
+	vs->v = scan_cands(r);
+	vs->n = scan_ncand(r);
+	vs->rootfd = rootfd;
+	vs->last = SIZE_MAX;
+	vs->names = xcalloc(WINDOW, sizeof(*vs->names));
+	vs->hash = xcalloc(HASH_SIZE, sizeof(*vs->hash));
+	vs->dir_epoch = xcalloc(scan_ndirs(r) + 1, sizeof(*vs->dir_epoch));
+	vs->dents = xmalloc(DENTS_BUF);
+	for (i = 0; i < FD_SLOTS; i++)
+		vs->fds[i].fd = -1;
+	return vs;
+}
+
+void
+victims_free(struct victims *vs)
+{
+	size_t i;
+
+	if (vs == NULL)
+		return;
+	for (i = 0; i < FD_SLOTS; i++)
+		if (vs->fds[i].fd >= 0)
+			close(vs->fds[i].fd);
+	free(vs->names);
+	free(vs->hash);
+	free(vs->dir_epoch);
+	free(vs->dents);
+	free(vs->arena);
+	free(vs);
+}
+
+static void
+next_epoch(struct victims *vs)
+{
+	if (++vs->epoch == 0) {
+		memset(vs->dir_epoch, 0, (scan_ndirs(vs->r) + 1) * sizeof(*vs->dir_epoch));
+		vs->epoch = 1;
+	}
+}
+
+static void
+build_window(struct victims *vs)
+{
+	size_t i;
+
+	vs->wbeg = vs->cur;
+	vs->wend = vs->n - vs->cur < WINDOW ? vs->n : vs->cur + WINDOW;
+	memset(vs->names, 0, WINDOW * sizeof(*vs->names));
+	memset(vs->hash, 0, HASH_SIZE * sizeof(*vs->hash));
+	vs->alen = 0;
+	next_epoch(vs);
+	for (i = vs->wbeg; i < vs->wend; i++) {
+		size_t h = hash_of(vs->v[i].dir, cand_ino(&vs->v[i]));
+		while (vs->hash[h] != 0)
+			h = (h + 1) & (HASH_SIZE - 1);
+		vs->hash[h] = (uint32_t)(i - vs->wbeg + 1);
+	}
+}
+
+static int
+dir_fd(struct victims *vs, uint32_t dir)
+{
+	size_t s = dir % FD_SLOTS;
+
+	if (vs->fds[s].fd >= 0 && vs->fds[s].dir == dir)
+		return vs->fds[s].fd;
+	if (vs->fds[s].fd >= 0)
+		close(vs->fds[s].fd);
+	vs->fds[s].dir = dir;
+	vs->fds[s].fd = scan_open_dir(vs->r, vs->rootfd, dir);
+	return vs->fds[s].fd;
+}
+
+static void
+set_name(struct victims *vs, size_t slot, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	if (vs->alen + len > vs->acap) {
+		size_t cap = vs->acap ? vs->acap * 2 : 64 * 1024;
+		while (cap < vs->alen + len)
+			cap *= 2;
+		vs->arena = xreallocarray(vs->arena, cap, 1);
+		vs->acap = cap;
+	}
+	memcpy(vs->arena + vs->alen, name, len);
+	vs->names[slot] = (uint32_t)vs->alen + 1;
+	vs->alen += len;
+}
+
+/* Match one directory entry against the window's unconsumed candidates. */
+static void
+match(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
+{
+	size_t h = hash_of(dir, ino);
+
+	for (; vs->hash[h] != 0; h = (h + 1) & (HASH_SIZE - 1)) {
+		size_t slot = vs->hash[h] - 1, pos = vs->wbeg + slot;
+		const struct cand *c = &vs->v[pos];
+		if (pos < vs->cur || vs->names[slot] != 0 || c->dir != dir ||
+		    cand_ino(c) != ino)
+			continue;
+		if (names_kind(name) == NAME_DATA && names_sendable(name, strlen(name)))
+			set_name(vs, slot, name);
+		return;
+	}
+}
+
+static void
+resolve_dir(struct victims *vs, uint32_t dir)
+{
+	int fd = dir_fd(vs, dir);
+
+	if (fd < 0)
+		return;
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		vs->st.errors++;
+		return;
+	}
+	for (;;) {
+		ssize_t n = getdents64(fd, vs->dents, DENTS_BUF), off;
+		if (n <= 0) {
+			if (n < 0)
+				vs->st.errors++;
+			break;
+		}
+		for (off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(vs->dents + off);
+			off += de->d_reclen;
+			if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
+				match(vs, dir, de->d_ino, de->d_name);
+		}
+	}
+}
+
+/* Check the candidate at pos by name; 1 and v filled if it is still the same object. */
+static int
+verify(struct victims *vs, size_t pos, struct victim *v)
+{
+	const struct cand *c = &vs->v[pos];
+	size_t slot = pos - vs->wbeg;
+	struct stat sb;
+	const char *name;
+	uint64_t at;
+	int fd;
+
+	if (vs->names[slot] == 0) {
+		vs->st.vanished++;
+		return 0;
+	}
+	name = vs->arena + vs->names[slot] - 1;
+	if ((fd = dir_fd(vs, c->dir)) < 0) {
+		vs->st.vanished++;
+		return 0;
+	}
+	if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			vs->st.vanished++;
+		else
+			vs->st.errors++;
+		return 0;
+	}
+	at = sb.st_atim.tv_sec < 0 ? 0 : (uint64_t)sb.st_atim.tv_sec * 1000000000u +
+	    (uint64_t)sb.st_atim.tv_nsec;
+	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_ino != cand_ino(c) ||
+	    at != cand_atime(c)) {
+		vs->st.moved++;
+		return 0;
+	}
+	v->dirfd = fd;
+	v->dir = c->dir;
+	v->name = name;
+	v->atime_ns = at;
+	v->ino = (uint64_t)sb.st_ino;
+	v->blocks = (uint64_t)sb.st_blocks;
+	return 1;
+}
+
+int
+victims_next(struct victims *vs, struct victim *v)
+{
+	while (vs->cur < vs->n) {
+		size_t pos;
+		uint32_t dir;
+
+		if (vs->cur >= vs->wend)
+			build_window(vs);
+		pos = vs->cur++;
+		dir = vs->v[pos].dir;
+		if (vs->dir_epoch[dir] != vs->epoch) {
+			vs->dir_epoch[dir] = vs->epoch;
+			resolve_dir(vs, dir);
+		}
+		if (verify(vs, pos, v)) {
+			vs->last = pos;
+			vs->st.handed++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+uint64_t
+victims_peek_atime(const struct victims *vs)
+{
+	return vs->cur < vs->n ? cand_atime(&vs->v[vs->cur]) : 0;
+}
+
+void
+victims_keep(struct victims *vs)
+{
+	/* kept <= last < cur: the slot written was consumed already. */
+	if (vs->last != SIZE_MAX && vs->kept <= vs->last && vs->last < vs->cur)
+		vs->v[vs->kept++] = vs->v[vs->last];
+	vs->last = SIZE_MAX;
+}
+
+size_t
+victims_retry(struct victims *vs)
+{
+	size_t rest = vs->n - vs->cur;
+
+	/* Those not reached yet follow the kept ones: still oldest first. */
+	memmove(vs->v + vs->kept, vs->v + vs->cur, rest * sizeof(*vs->v));
+	vs->n = vs->kept + rest;
+	vs->cur = vs->kept = 0;
+	vs->last = SIZE_MAX;
+	vs->wbeg = vs->wend = 0;
+	return vs->n;
+}
+
+size_t
+victims_left(const struct victims *vs)
+{
+	return vs->n - vs->cur;
+}
+
+size_t
+victims_kept(const struct victims *vs)
+{
+	return vs->kept;
+}
+
+const struct victims_stats *
+victims_stats(const struct victims *vs)
+{
+	return &vs->st;
+}

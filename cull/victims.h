@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * victims.h: turn a scan's candidates, oldest first, into names that can
+ * be culled, each checked again just before it is handed out.
+ *
+ * Candidates carry no names.  For a window of upcoming candidates the
+ * directories they live in are read once each (getdents64) to map inode
+ * numbers back to names; then every victim is stat'ed by name
+ * (AT_SYMLINK_NOFOLLOW) and dropped if it vanished, is no longer a regular
+ * file, is another inode, or its atime moved since the scan.  Directory
+ * descriptors are opened beneath the cache root with O_NOFOLLOW on the same
+ * mount (scan_open_dir), so a caller may fchdir() into them.
+ */
+#ifndef CFD_VICTIMS_H
+#define CFD_VICTIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct scan_result;
+struct victims;
+
+struct victim {
+	int dirfd;			/* owned by the iterator; valid until the next call */
+	uint32_t dir;			/* directory table index */
+	const char *name;		/* valid until the next call */
+	uint64_t atime_ns, ino;
+	uint64_t blocks;		/* st_blocks: 512-byte units */
+};
+
+struct victims_stats {
+	uint64_t handed, vanished, moved, errors;
+};
+
+/* Takes no ownership of r, which must outlive the iterator; reorders r's candidates. */
+struct victims *victims_new(struct scan_result *r, int rootfd);
+void victims_free(struct victims *vs);
+/* Next victim: 1, or 0 when none is left in this pass. */
+int victims_next(struct victims *vs, struct victim *v);
+/* Atime of the next candidate (before checks); 0 when none is left. */
+uint64_t victims_peek_atime(const struct victims *vs);
+/* Keep the victim last returned (it was busy) for victims_retry(). */
+void victims_keep(struct victims *vs);
+/* Start another pass over the kept victims, oldest first; returns their count. */
+size_t victims_retry(struct victims *vs);
+size_t victims_left(const struct victims *vs);
+size_t victims_kept(const struct victims *vs);
+const struct victims_stats *victims_stats(const struct victims *vs);
+
+#endif
