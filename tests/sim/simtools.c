@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * simtools.c: the small clients for shell scripts: "cfsim ctl" sends one
+ * control request to a running simulator and prints the reply, and
+ * "cfsim notify-listen" stands in for systemd's NOTIFY_SOCKET.
+ */
+#include "sim.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define CTL_TIMEOUT_S 10
+#define NOTIFY_MAX 8192
+
+static int
+unix_addr(const char *path, struct sockaddr_un *sa, socklen_t *len)
+{
+	size_t n = strlen(path);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (n == 0 || n >= sizeof(sa->sun_path)) {
+		fprintf(stderr, "cfsim: %s: bad socket path\n", path);
+		return -1;
+	}
+	memcpy(sa->sun_path, path, n);
+	if (path[0] == '@')		/* abstract namespace, as systemd allows */
+		sa->sun_path[0] = '\0';
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] != '@'));
+	return 0;
+}
+
+int
+ctl_main(int argc, char **argv)
+{
+	char req[SIM_CTL_MAX], rep[SIM_CTL_MAX];
+	struct timeval tv = { CTL_TIMEOUT_S, 0 };
+	struct sockaddr_un sa;
+	socklen_t salen;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: cfsim ctl CTLSOCK REQUEST...\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		int w = snprintf(req + len, sizeof(req) - len, "%s%s", i > 2 ? " " : "", argv[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(req) - len) {
+			fprintf(stderr, "cfsim ctl: request too long\n");
+			return 2;
+		}
+		len += (size_t)w;
+	}
+	if (unix_addr(argv[1], &sa, &salen) < 0)
+		return 1;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen) < 0) {
+		fprintf(stderr, "cfsim ctl: %s: connect: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(fd, req, len, MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "cfsim ctl: %s: send: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	n = recv(fd, rep, sizeof(rep) - 1, 0);
+	if (n <= 0) {
+		fprintf(stderr, "cfsim ctl: %s: no reply: %s\n", argv[1],
+			n == 0 ? "connection closed" : strerror(errno));
+		return 1;
+	}
+	rep[n] = '\0';
+	close(fd);
+	printf("%s\n", rep);
+	return strncmp(rep, "ok", 2) == 0 ? 0 : 1;
+}
+
+static const char *notify_path;
+
+static void
+notify_quit(int sig)
+{
+	(void)sig;
+	if (notify_path != NULL && notify_path[0] != '@')
+		unlink(notify_path);
+	_exit(0);
+}
+
+int
+notify_main(int argc, char **argv)
+{
+	char buf[NOTIFY_MAX + 1];
+	struct sockaddr_un sa;
+	socklen_t salen;
+	FILE *out;
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: cfsim notify-listen SOCKET OUTFILE\n");
+		return 2;
+	}
+	out = fopen(argv[2], "a");
+	if (out == NULL) {
+		fprintf(stderr, "cfsim: %s: open: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	if (unix_addr(argv[1], &sa, &salen) < 0)
+		return 1;
+	if (argv[1][0] != '@')
+		unlink(argv[1]);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, salen) < 0) {
+		fprintf(stderr, "cfsim: %s: bind: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	notify_path = argv[1];
+	signal(SIGTERM, notify_quit);
+	signal(SIGINT, notify_quit);
+	for (;;) {
+		ssize_t n = recv(fd, buf, NOTIFY_MAX, 0);
+		char *line, *save = NULL;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "cfsim: %s: recv: %s\n", argv[1], strerror(errno));
+			return 1;
+		}
+		buf[n] = '\0';
+		for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+			fprintf(out, "%s\n", line);
+		fflush(out);
+	}
+}
