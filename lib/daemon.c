@@ -1,4 +1,689 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Placeholder so the tree links; replaced by the real daemon loop. */
+/*
+ * daemon.c: the daemon's life, from the pidfile lock to exit.
+ *
+ * Start-up: lock the pidfile, detach (the parent waits until the child has
+ * bound the cache, so that a failed bind fails the command), open the
+ * device, configure and bind, tell the service manager, open DIR/cache and
+ * DIR/graveyard, move into DIR/cache for good, drop capabilities.  Then a
+ * libevent loop: the device (state changed), signals, the graveyard's
+ * inotify descriptor, the cull engine's steps and its scan descriptor, and
+ * the watchdog when the unit asks for one.  Nothing else wakes an idle
+ * daemon.
+ */
+#include "config.h"
 #include "daemon.h"
-int daemon_run(const struct options *opt, struct config *cfg) { (void)opt; (void)cfg; return 1; }
+#include "engine.h"
+#include "graveyard.h"
+#include "kernel.h"
+#include "log.h"
+#include "notify.h"
+#include "options.h"
+#include "pidfile.h"
+#include "priv.h"
+#include "util.h"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+
+#include <event2/event.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BUSY_WAIT_MS 10000	/* how long a previous instance may take to withdraw */
+#define STATUS_MIN_MS 1000	/* STATUS= at most this often while the phase holds */
+
+struct daemon {
+	const struct options *opt;
+	struct config *cfg;		/* in force; the engine may keep the pointer */
+	char config_path[PATH_MAX];
+	struct pidfile *pf;
+	int report_fd;			/* pipe to the waiting parent, or -1 */
+
+	struct kchan *k;
+	struct graveyard *gy;
+	struct engine *eng;
+	int cachefd;
+
+	struct kstate st;		/* latest state; released counters accumulate */
+	int have_st;
+	int gy_dirty;			/* something arrived during a pass */
+	int engfd;			/* descriptor ev_engfd watches, or -1 */
+	int phase;			/* cull flag last shown in STATUS=, -1 none */
+	uint64_t status_ms;
+	int exit_status;
+
+	struct event_base *base;
+	struct event *ev_dev, *ev_term, *ev_int, *ev_hup;
+	struct event *ev_gy, *ev_gywork, *ev_step, *ev_engfd, *ev_wd;
+};
+
+static void step_engine(struct daemon *d);
+
+/* ---- leaving ---- */
+
+static void
+stop(struct daemon *d, int status)
+{
+	d->exit_status = status;
+	notify_stopping();
+	event_base_loopbreak(d->base);
+}
+
+static void
+cache_dead(struct daemon *d)
+{
+	log_warnx("cache is dead (EIO), exiting so that the service manager restarts it");
+	stop(d, 1);
+}
+
+/* ---- state and status ---- */
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Read the state line; returns 0 when d->st is fresh, -1 (handled) otherwise. */
+static int
+read_state(struct daemon *d)
+{
+	struct kstate st;
+	int r = kernel_read_state(d->k, &st);
+
+	if (r == 0) {
+		st.freleased = sat_add(st.freleased, d->have_st ? d->st.freleased : 0);
+		st.breleased = sat_add(st.breleased, d->have_st ? d->st.breleased : 0);
+		d->st = st;
+		d->have_st = 1;
+		return 0;
+	}
+	if (r == -EIO)
+		cache_dead(d);
+	else if (r == -EBADMSG)
+		return -1;	/* logged; the next change brings a new line */
+	else if (r == -ENODATA)
+		log_warnx("kernel device: the cache is no longer bound");
+	else
+		log_warnx("kernel device: read: %s", strerror(-r));
+	if (r != -EIO)
+		stop(d, 1);
+	return -1;
+}
+
+static double
+percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void
+update_status(struct daemon *d, int force)
+{
+	const unsigned *lim = d->cfg->limit;
+	char eng[256] = "culling disabled (nocull)";
+	struct statvfs sv;
+	uint64_t now = now_ms();
+	int phase = d->have_st && d->st.cull;
+
+	if (!force && phase == d->phase && now - d->status_ms < STATUS_MIN_MS)
+		return;
+	if (phase != d->phase && d->phase != -1)
+		log_info("%s", phase ? "the kernel asks for culling" : "culling done: free space is above the run limits");
+	d->phase = phase;
+	d->status_ms = now;
+	if (fstatvfs(d->cachefd, &sv) == -1) {
+		log_warn("%s/cache: statvfs", d->cfg->dir);
+		memset(&sv, 0, sizeof(sv));
+	}
+	if (d->eng != NULL)
+		engine_status(d->eng, eng, sizeof(eng));
+	notify_status("bound tag %s on %s; free blocks %.1f%% (cull below %u%%, run %u%%), "
+		      "free files %.1f%% (cull below %u%%, run %u%%); %s; %s",
+		      d->cfg->tag[0] ? d->cfg->tag : "CacheFiles", d->cfg->dir,
+		      percent(sv.f_bavail, sv.f_blocks), lim[LIM_BCULL], lim[LIM_BRUN],
+		      percent(sv.f_ffree, sv.f_files), lim[LIM_FCULL], lim[LIM_FRUN],
+		      phase ? "culling" : "idle", eng);
+}
+
+/* ---- the cull engine ---- */
+
+static void
+watch_engine_fd(struct daemon *d);
+
+static void
+on_step(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (read_state(d) == 0)
+		step_engine(d);
+}
+
+static void
+watch_engine_fd(struct daemon *d)
+{
+	int fd = d->eng != NULL ? engine_fd(d->eng) : -1;
+
+	if (fd == d->engfd)
+		return;
+	if (d->ev_engfd != NULL) {
+		event_free(d->ev_engfd);
+		d->ev_engfd = NULL;
+	}
+	d->engfd = fd;
+	if (fd < 0)
+		return;
+	d->ev_engfd = event_new(d->base, fd, EV_READ | EV_PERSIST, on_step, d);
+	if (d->ev_engfd == NULL || event_add(d->ev_engfd, NULL) == -1)
+		fatalx("event loop: cannot watch the cull engine");
+}
+
+static void
+schedule(struct daemon *d, enum engine_next next, unsigned delay_ms)
+{
+	struct timeval tv = { delay_ms / 1000, (long)(delay_ms % 1000) * 1000 };
+
+	switch (next) {
+	case ENGINE_IDLE:
+		event_del(d->ev_step);
+		return;
+	case ENGINE_AGAIN:
+		tv.tv_sec = 0;
+		tv.tv_usec = 0;
+		break;
+	case ENGINE_TIMER:
+		break;
+	}
+	/* A zero timer, not event_active(): pending signals and I/O go first. */
+	evtimer_add(d->ev_step, &tv);
+}
+
+/*
+ * One engine step with the latest state, then a fresh read so that the
+ * kernel re-runs its space check after a batch of culls.  The engine sees
+ * every state: if the read changed something while it declared itself idle,
+ * it gets another step.
+ */
+static void
+step_engine(struct daemon *d)
+{
+	struct kstate seen;
+	enum engine_next next;
+	unsigned delay = 0;
+
+	if (d->eng == NULL || !d->have_st) {
+		update_status(d, 0);
+		return;
+	}
+	seen = d->st;
+	d->st.freleased = d->st.breleased = 0;
+	next = engine_step(d->eng, &seen, &delay);
+	if (kernel_dead(d->k)) {
+		cache_dead(d);
+		return;
+	}
+	if (seen.cull || next != ENGINE_IDLE || kernel_changed(d->k)) {
+		if (read_state(d) == -1)
+			return;
+		if (next == ENGINE_IDLE && (d->st.cull != seen.cull ||
+		    d->st.freleased != 0 || d->st.breleased != 0))
+			next = ENGINE_AGAIN;
+	}
+	schedule(d, next, delay);
+	watch_engine_fd(d);
+	update_status(d, next == ENGINE_IDLE);
+}
+
+static void
+on_device(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (read_state(d) == 0)
+		step_engine(d);
+}
+
+/* ---- graveyard ---- */
+
+static void
+on_gy_work(evutil_socket_t fd, short what, void *arg)
+{
+	static const struct timeval now = { 0, 0 };
+	struct daemon *d = arg;
+	int more;
+
+	(void)fd;
+	(void)what;
+	more = graveyard_work(d->gy, GRAVEYARD_BATCH);
+	if (!more && d->gy_dirty) {
+		/* An arrival during the pass may sit where readdir had passed. */
+		d->gy_dirty = 0;
+		more = 1;
+	}
+	if (more)
+		evtimer_add(d->ev_gywork, &now);
+}
+
+static void
+on_gy_notify(evutil_socket_t fd, short what, void *arg)
+{
+	static const struct timeval now = { 0, 0 };
+	struct daemon *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (graveyard_drain(d->gy) > 0) {
+		d->gy_dirty = 1;
+		if (!evtimer_pending(d->ev_gywork, NULL))
+			evtimer_add(d->ev_gywork, &now);
+	}
+}
+
+/* ---- signals ---- */
+
+static void
+on_term(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	log_info("Daemon terminated (signal %d)", (int)sig);
+	stop(arg, 0);
+}
+
+static void
+on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	notify_watchdog();
+}
+
+static void
+reload_error(void *arg, const char *msg)
+{
+	(void)arg;
+	log_warnx("%s", msg);
+}
+
+/* Settings the kernel fixed at bind: log each change and keep the bound value. */
+static void
+keep_bound(struct daemon *d, struct config *n)
+{
+	static const char *const lim_names[LIM_COUNT] = {
+		"brun", "bcull", "bstop", "frun", "fcull", "fstop",
+	};
+	const struct config *o = d->cfg;
+	const char *later = "it takes effect at the next start (the kernel fixed it at bind)";
+	int i;
+
+	if (strcmp(o->dir, n->dir) != 0)
+		log_warnx("reload: dir changed to %s; %s", n->dir, later);
+	if (strcmp(o->tag, n->tag) != 0)
+		log_warnx("reload: tag changed to \"%s\"; %s", n->tag, later);
+	if (strcmp(o->secctx, n->secctx) != 0)
+		log_warnx("reload: secctx changed; %s", later);
+	for (i = 0; i < LIM_COUNT; i++)
+		if (o->limit[i] != n->limit[i])
+			log_warnx("reload: %s changed from %u%% to %u%%; %s", lim_names[i],
+				  o->limit[i], n->limit[i], later);
+	memcpy(n->dir, o->dir, sizeof(n->dir));
+	memcpy(n->tag, o->tag, sizeof(n->tag));
+	memcpy(n->secctx, o->secctx, sizeof(n->secctx));
+	memcpy(n->limit, o->limit, sizeof(n->limit));
+}
+
+/* The kernel takes "debug" at any time: apply a new mask at once. */
+static void
+apply_kernel_debug(struct daemon *d, struct config *n)
+{
+	int r;
+
+	if (n->debug == d->cfg->debug)
+		return;
+	r = kernel_cmd(d->k, "debug %#llx", (unsigned long long)n->debug);
+	if (r < 0) {
+		log_warnx("reload: kernel refused debug %#llx: %s; keeping %#llx",
+			  (unsigned long long)n->debug, strerror(-r),
+			  (unsigned long long)d->cfg->debug);
+		n->debug = d->cfg->debug;
+	} else {
+		log_info("reload: kernel debug mask set to %#llx", (unsigned long long)n->debug);
+	}
+}
+
+static void
+apply_nocull(struct daemon *d, const struct config *n)
+{
+	if (n->nocull && d->eng != NULL) {
+		log_info("reload: nocull: culling stops");
+		event_del(d->ev_step);
+		engine_free(d->eng);
+		d->eng = NULL;
+		watch_engine_fd(d);
+	} else if (!n->nocull && d->eng == NULL) {
+		log_info("reload: culling enabled");
+		d->eng = engine_new(d->cfg, d->cachefd, d->k);
+		if (d->eng == NULL)
+			log_warnx("reload: the cull engine could not start");
+	}
+}
+
+static void
+reload(struct daemon *d)
+{
+	struct config *n = xmalloc(sizeof(*n));
+	int errors;
+
+	log_info("SIGHUP: reloading %s", d->config_path);
+	errors = config_load(n, d->config_path, reload_error, d);
+	if (errors) {
+		log_warnx("%s: %d error%s; keeping the configuration in force",
+			  d->config_path, errors, errors == 1 ? "" : "s");
+		free(n);
+		return;
+	}
+	if (d->opt->nocull)
+		n->nocull = 1;
+	keep_bound(d, n);
+	apply_kernel_debug(d, n);
+	*d->cfg = *n;
+	free(n);
+	apply_nocull(d, d->cfg);
+	if (d->eng != NULL) {
+		engine_reconfigure(d->eng, d->cfg);
+		if (d->have_st)
+			step_engine(d);
+	}
+	update_status(d, 1);
+	log_info("configuration reloaded");
+}
+
+static void
+on_hup(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	reload(arg);
+}
+
+/* ---- start-up ---- */
+
+/* Fork; the parent exits 0 once the child reports a bound cache, else with its status. */
+static int
+detach(struct daemon *d)
+{
+	int p[2], status;
+	char c;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		log_warn("detach: pipe");
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		log_warn("detach: fork");
+		return -1;
+	}
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1)
+			_exit(0);
+		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+			;
+		_exit(WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : 1);
+	}
+	close(p[0]);
+	d->report_fd = p[1];
+	if (setsid() == -1)
+		log_warn("detach: setsid");
+	return 0;
+}
+
+static void
+null_stdio(int keep_output)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd == -1) {
+		log_warn("/dev/null: open");
+		return;
+	}
+	dup2(fd, STDIN_FILENO);
+	if (!keep_output) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+/* The child is up: release the parent and let go of the terminal. */
+static void
+report_started(struct daemon *d)
+{
+	if (d->report_fd < 0)
+		return;
+	if (write(d->report_fd, "R", 1) != 1)
+		log_warn("detach: report to parent");
+	close(d->report_fd);
+	d->report_fd = -1;
+	null_stdio(d->opt->debug > 0);
+}
+
+/* A relative -f path must survive the move into DIR/cache. */
+static int
+absolute_config_path(struct daemon *d, const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return snprintf_checked(d->config_path, sizeof(d->config_path), "%s", path) < 0 ? -1 : 0;
+	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		log_warn("getcwd");
+		return -1;
+	}
+	if (snprintf_checked(d->config_path, sizeof(d->config_path), "%s/%s", cwd, path) < 0) {
+		log_warnx("%s: path too long", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Open DIR/cache and DIR/graveyard without following a symlink at either name. */
+static int
+open_dirs(struct daemon *d)
+{
+	int root = open(d->cfg->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (root == -1) {
+		log_warn("%s: open", d->cfg->dir);
+		return -1;
+	}
+	d->cachefd = openat(root, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d->cachefd == -1)
+		log_warn("%s/cache: open", d->cfg->dir);
+	else
+		d->gy = graveyard_open(root, "graveyard");
+	close(root);
+	if (d->cachefd == -1 || d->gy == NULL)
+		return -1;
+	/* The kernel resolves cull names in our cwd: it is DIR/cache from now on. */
+	if (fchdir(d->cachefd) == -1) {
+		log_warn("%s/cache: fchdir", d->cfg->dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+bind_cache(struct daemon *d)
+{
+	if ((d->k = kernel_open(BUSY_WAIT_MS)) == NULL)
+		return -1;
+	if (kernel_configure(d->k, d->cfg) < 0 || kernel_bind(d->k) < 0)
+		return -1;
+	log_info("Bound cache: tag %s on %s",
+		 d->cfg->tag[0] ? d->cfg->tag : "CacheFiles", d->cfg->dir);
+	notify_ready();
+	return 0;
+}
+
+/* A new event, armed unless it is a timer without a delay (armed later). */
+static struct event *
+add_event(struct daemon *d, int fd, short what, event_callback_fn cb,
+	  const struct timeval *tv)
+{
+	struct event *ev = event_new(d->base, fd, what, cb, d);
+	int arm = (what & (EV_READ | EV_SIGNAL)) != 0 || tv != NULL;
+
+	if (ev == NULL || (arm && event_add(ev, tv) == -1))
+		fatalx("event loop: cannot add an event");
+	return ev;
+}
+
+static int
+setup_loop(struct daemon *d)
+{
+	static const struct timeval now = { 0, 0 };
+	uint64_t wd = notify_watchdog_usec();
+	struct timeval wdtv;
+
+	if ((d->base = event_base_new()) == NULL) {
+		log_warnx("event loop: event_base_new failed");
+		return -1;
+	}
+	d->ev_dev = add_event(d, kernel_fd(d->k), EV_READ | EV_PERSIST, on_device, NULL);
+	d->ev_term = add_event(d, SIGTERM, EV_SIGNAL | EV_PERSIST, on_term, NULL);
+	d->ev_int = add_event(d, SIGINT, EV_SIGNAL | EV_PERSIST, on_term, NULL);
+	d->ev_hup = add_event(d, SIGHUP, EV_SIGNAL | EV_PERSIST, on_hup, NULL);
+	if (graveyard_fd(d->gy) >= 0)
+		d->ev_gy = add_event(d, graveyard_fd(d->gy), EV_READ | EV_PERSIST,
+				     on_gy_notify, NULL);
+	d->ev_gywork = add_event(d, -1, 0, on_gy_work, &now);
+	d->ev_step = add_event(d, -1, 0, on_step, NULL);
+	if (wd > 0) {
+		/* Twice per interval, as sd_watchdog_enabled(3) advises. */
+		wdtv.tv_sec = (time_t)(wd / 2 / 1000000);
+		wdtv.tv_usec = (suseconds_t)(wd / 2 % 1000000);
+		d->ev_wd = add_event(d, -1, EV_PERSIST, on_watchdog, &wdtv);
+		log_debug(1, "watchdog: every %llu ms", (unsigned long long)(wd / 2000));
+	}
+	return 0;
+}
+
+static int
+start(struct daemon *d)
+{
+	if (bind_cache(d) == -1 || open_dirs(d) == -1)
+		return -1;
+	if (d->pf != NULL && pidfile_write(d->pf) == -1)
+		return -1;
+	report_started(d);
+	if (priv_drop(d->cachefd, graveyard_dirfd(d->gy)) == -1)
+		return -1;
+	if (setup_loop(d) == -1)
+		return -1;
+	if (d->cfg->nocull) {
+		log_info("culling disabled (nocull): the cache is bound but never culled");
+	} else if ((d->eng = engine_new(d->cfg, d->cachefd, d->k)) == NULL) {
+		log_warnx("the cull engine could not start");
+		return -1;
+	}
+	if (read_state(d) == 0)
+		step_engine(d);
+	update_status(d, 1);
+	return 0;
+}
+
+static void
+free_event(struct event **ev)
+{
+	if (*ev != NULL)
+		event_free(*ev);
+	*ev = NULL;
+}
+
+static void
+cleanup(struct daemon *d)
+{
+	struct event **evs[] = { &d->ev_dev, &d->ev_term, &d->ev_int, &d->ev_hup,
+		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(evs); i++)
+		free_event(evs[i]);
+	if (d->eng != NULL)
+		engine_free(d->eng);
+	graveyard_free(d->gy);
+	/* Closing the device withdraws the cache. */
+	kernel_close(d->k);
+	if (d->cachefd >= 0)
+		close(d->cachefd);
+	if (d->base != NULL)
+		event_base_free(d->base);
+	pidfile_remove(d->pf);
+	if (d->report_fd >= 0)
+		close(d->report_fd);
+}
+
+/* The pidfile: -p, or the default when detaching; none with -n unless -p. */
+static const char *
+pidfile_path(const struct options *opt)
+{
+	if (opt->foreground)
+		return opt->pidfile;
+	return opt->pidfile != NULL ? opt->pidfile : DEFAULT_PIDFILE;
+}
+
+int
+daemon_run(const struct options *opt, struct config *cfg)
+{
+	struct daemon dd, *d = &dd;
+	const char *pidpath = pidfile_path(opt);
+	pid_t holder;
+
+	memset(d, 0, sizeof(*d));
+	d->opt = opt;
+	d->cfg = cfg;
+	d->report_fd = -1;
+	d->cachefd = -1;
+	d->engfd = -1;
+	d->phase = -1;
+	d->exit_status = 1;
+	signal(SIGPIPE, SIG_IGN);
+	if (absolute_config_path(d, opt->config) == -1)
+		return 1;
+	/* Locked before the device is opened: a second instance fails fast. */
+	if (pidpath != NULL && (d->pf = pidfile_open(pidpath, &holder)) == NULL)
+		return 1;
+	if (!opt->foreground && detach(d) == -1) {
+		pidfile_close(d->pf);
+		return 1;
+	}
+	if (start(d) == 0) {
+		log_debug(1, "entering the event loop");
+		d->exit_status = 0;
+		if (event_base_dispatch(d->base) == -1) {
+			log_warnx("event loop failed");
+			d->exit_status = 1;
+		}
+	} else {
+		d->exit_status = 1;
+	}
+	cleanup(d);
+	return d->exit_status;
+}

@@ -62,6 +62,11 @@ int kernel_changed(const struct kchan *k);
 /* Cull or query a name in the caller's working directory: 0 or -errno. */
 int kernel_cull(struct kchan *k, const char *name);
 int kernel_inuse(struct kchan *k, const char *name);
+/*
+ * Did an EIO from cull or inuse turn out to mean a dead cache?  (After an
+ * EIO the channel sends a harmless probe; the loop exits when this is set.)
+ */
+int kernel_dead(const struct kchan *k);
 
 /* Parse a state line of len bytes (no NUL needed).  Returns 0 or -1 if malformed. */
 int kstate_parse(const char *line, size_t len, struct kstate *st);

@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kernel.c: the channel to the CacheFiles kernel module.
+ *
+ * Every byte that goes to /dev/cachefiles passes through kernel_cmd(), and
+ * every state line comes back through kernel_read_state().  For tests the
+ * same operations can run over a SOCK_SEQPACKET socket served by the kernel
+ * simulator (docs/simulator-protocol.md): one request message per write() or
+ * read() and one reply, with "N" messages announcing state changes.
+ */
+#include "kernel.h"
+#include "config.h"
+#include "log.h"
+#include "util.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CMD_MAX 4096		/* the kernel takes at most PAGE_SIZE-1 bytes */
+#define REPLY_MAX (KSTATE_BUF + 16)
+#define BUSY_DELAY_MIN_MS 50
+#define BUSY_DELAY_MAX_MS 1000
+#define HEX_DIGITS_MAX 16
+
+struct kchan {
+	int fd;
+	int sock;		/* fd is the simulator's socket */
+	int changed;		/* an "N" arrived while waiting for a reply */
+	int dead;		/* a probe after EIO confirmed the cache is dead */
+};
+
+/* ---- opening ---- */
+
+static void
+sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* Run "modprobe cachefiles" once and wait for it; its result only matters through the retry. */
+static void
+run_modprobe(void)
+{
+	static char *const argv[] = { "modprobe", "-q", "cachefiles", NULL };
+	int status;
+	pid_t pid;
+
+	log_info("%s is missing: running modprobe cachefiles", KERNEL_DEVICE);
+	pid = fork();
+	if (pid == -1) {
+		log_warn("modprobe: fork");
+		return;
+	}
+	if (pid == 0) {
+		execv("/sbin/modprobe", argv);
+		execvp("modprobe", argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR) {
+			log_warn("modprobe: waitpid");
+			return;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		log_warnx("modprobe cachefiles failed (status 0x%x)", (unsigned)status);
+}
+
+/* Parse an "E<errno>" message; returns the errno, or -1 if malformed. */
+static int
+parse_errno_msg(const char *msg, size_t len)
+{
+	char num[16];
+	uint64_t v;
+
+	if (len < 2 || len - 1 >= sizeof(num) || msg[0] != 'E')
+		return -1;
+	memcpy(num, msg + 1, len - 1);
+	num[len - 1] = '\0';
+	if (parse_u64(num, 10, 0, 4095, &v) == -1)
+		return -1;
+	return (int)v;
+}
+
+/* Connect to the simulator; returns the socket, or -1 with errno set (the sim's open() errno). */
+static int
+sock_open(const char *path)
+{
+	struct sockaddr_un sun;
+	char msg[32];
+	ssize_t n;
+	int fd, err;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy_checked(sun.sun_path, path, sizeof(sun.sun_path)) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		goto fail;
+	n = recv(fd, msg, sizeof(msg), 0);
+	if (n <= 0) {
+		if (n == 0)
+			errno = ECONNRESET;
+		goto fail;
+	}
+	err = parse_errno_msg(msg, (size_t)n);
+	if (err < 0) {
+		errno = EPROTO;
+		goto fail;
+	}
+	if (err > 0) {
+		errno = err;
+		goto fail;
+	}
+	return fd;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+static int
+is_socket(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode);
+}
+
+static void
+open_failed(const char *path, int err)
+{
+	errno = err;
+	log_warn("%s: open (%s)", path, kernel_explain("open", err));
+}
+
+struct kchan *
+kernel_open(unsigned busy_wait_ms)
+{
+	const char *env = getenv(KERNEL_DEVICE_ENV);
+	const char *path = env != NULL && env[0] != '\0' ? env : KERNEL_DEVICE;
+	int sock = is_socket(path);
+	unsigned delay = BUSY_DELAY_MIN_MS;
+	uint64_t deadline = now_ms() + busy_wait_ms;
+	int tried_modprobe = 0, said_busy = 0;
+	struct kchan *k;
+	int fd;
+
+	for (;;) {
+		fd = sock ? sock_open(path) : open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0)
+			break;
+		if (errno == ENOENT && !sock && !tried_modprobe &&
+		    strcmp(path, KERNEL_DEVICE) == 0) {
+			tried_modprobe = 1;
+			run_modprobe();
+			continue;
+		}
+		if (errno != EBUSY || now_ms() >= deadline) {
+			open_failed(path, errno);
+			return NULL;
+		}
+		if (!said_busy) {
+			log_notice("%s is busy: a previous instance may still be withdrawing its cache; "
+				   "retrying for up to %u ms", path, busy_wait_ms);
+			said_busy = 1;
+		}
+		sleep_ms(delay);
+		delay = delay * 2 > BUSY_DELAY_MAX_MS ? BUSY_DELAY_MAX_MS : delay * 2;
+	}
+	k = xcalloc(1, sizeof(*k));
+	k->fd = fd;
+	k->sock = sock;
+	log_debug(1, "opened %s%s", path, sock ? " (simulator socket)" : "");
+	return k;
+}
+
+void
+kernel_close(struct kchan *k)
+{
+	if (k == NULL)
+		return;
+	if (close(k->fd) == -1)
+		log_warn("kernel device: close");
+	free(k);
+}
+
+int
+kernel_fd(const struct kchan *k)
+{
+	return k->fd;
+}
+
+int
+kernel_changed(const struct kchan *k)
+{
+	return k->changed;
+}
+
+int
+kernel_dead(const struct kchan *k)
+{
+	return k->dead;
+}
+
+/* ---- the simulator's request/reply exchange ---- */
+
+/* Receive the reply to a request, skipping (and remembering) "N" messages. */
+static ssize_t
+sock_reply(struct kchan *k, char *buf, size_t size)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = recv(k->fd, buf, size, MSG_TRUNC);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		if ((size_t)n > size)
+			return -EPROTO;
+		if (n == 1 && buf[0] == 'N') {
+			k->changed = 1;
+			continue;
+		}
+		return n;
+	}
+}
+
+static int
+sock_send(struct kchan *k, char op, const char *data, size_t len)
+{
+	char msg[CMD_MAX + 1];
+	ssize_t n;
+
+	if (len + 1 > sizeof(msg))
+		return -E2BIG;
+	msg[0] = op;
+	memcpy(msg + 1, data, len);
+	do
+		n = send(k->fd, msg, len + 1, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return -errno;
+	return 0;
+}
+
+static int
+sock_write(struct kchan *k, const char *cmd, size_t len)
+{
+	char reply[32];
+	ssize_t n;
+	int r, err;
+
+	if ((r = sock_send(k, 'W', cmd, len)) < 0)
+		return r;
+	if ((n = sock_reply(k, reply, sizeof(reply))) < 0)
+		return (int)n;
+	if ((err = parse_errno_msg(reply, (size_t)n)) < 0)
+		return -EPROTO;
+	return -err;
+}
+
+/* Returns the length of the data read into buf, or -errno. */
+static ssize_t
+sock_read(struct kchan *k, char *buf, size_t size)
+{
+	char reply[REPLY_MAX];
+	char req[16];
+	ssize_t n;
+	int r, err;
+
+	r = snprintf(req, sizeof(req), "%zu", size);
+	if ((r = sock_send(k, 'R', req, (size_t)r)) < 0)
+		return r;
+	if ((n = sock_reply(k, reply, sizeof(reply))) < 0)
+		return n;
+	if (reply[0] == 'E') {
+		if ((err = parse_errno_msg(reply, (size_t)n)) <= 0)
+			return -EPROTO;
+		return -err;
+	}
+	if (reply[0] != 'D' || (size_t)n - 1 > size)
+		return -EPROTO;
+	memcpy(buf, reply + 1, (size_t)n - 1);
+	k->changed = 0;		/* a read clears the kernel's state-changed flag */
+	return n - 1;
+}
+
+/* ---- commands ---- */
+
+static int
+send_cmd(struct kchan *k, const char *cmd, size_t len)
+{
+	ssize_t n;
+
+	if (k->sock)
+		return sock_write(k, cmd, len);
+	do
+		n = write(k->fd, cmd, len);
+	while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+int
+kernel_cmd(struct kchan *k, const char *fmt, ...)
+{
+	char cmd[CMD_MAX];
+	va_list ap;
+	int len, r;
+
+	va_start(ap, fmt);
+	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	/* The kernel ends a command at the first newline; never let one through. */
+	if (len < 0 || (size_t)len >= sizeof(cmd))
+		r = -E2BIG;
+	else if (len == 0 || memchr(cmd, '\n', (size_t)len) != NULL)
+		r = -EINVAL;
+	else
+		r = send_cmd(k, cmd, (size_t)len);
+	log_debug(3, "kernel: \"%.*s\" -> %s", len > 200 ? 200 : len, cmd,
+		  r == 0 ? "ok" : strerror(-r));
+	return r;
+}
+
+/* The command word of a command line, for messages and kernel_explain(). */
+static void
+cmd_word(const char *cmd, char *word, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && cmd[i] != '\0' && cmd[i] != ' '; i++)
+		word[i] = cmd[i];
+	word[i] = '\0';
+}
+
+/* Send one configuration command; on failure log it with its likely cause. */
+static int
+config_cmd(struct kchan *k, const char *cmd)
+{
+	char word[16];
+	int r;
+
+	if ((r = kernel_cmd(k, "%s", cmd)) == 0)
+		return 0;
+	cmd_word(cmd, word, sizeof(word));
+	log_warnx("kernel refused \"%s\": %s (%s)", cmd, strerror(-r),
+		  kernel_explain(word, -r));
+	return r;
+}
+
+static int
+config_cmd_arg(struct kchan *k, const char *word, const char *arg)
+{
+	char cmd[CMD_MAX];
+
+	if (snprintf_checked(cmd, sizeof(cmd), "%s %s", word, arg) == -1) {
+		log_warnx("%s: argument too long for the kernel (%zu bytes)", word,
+			  strlen(arg));
+		return -E2BIG;
+	}
+	return config_cmd(k, cmd);
+}
+
+int
+kernel_configure(struct kchan *k, const struct config *cfg)
+{
+	char cmds[CFG_LIMIT_CMDS][CFG_LIMIT_CMD_MAX];
+	char buf[32];
+	int i, n, r;
+
+	if (cfg->dir[0] == '\0') {
+		log_warnx("no cache directory configured (dir)");
+		return -EINVAL;
+	}
+	if ((r = config_cmd_arg(k, "dir", cfg->dir)) < 0)
+		return r;
+	if (cfg->tag[0] != '\0' && (r = config_cmd_arg(k, "tag", cfg->tag)) < 0)
+		return r;
+	if (cfg->secctx[0] != '\0' &&
+	    (r = config_cmd_arg(k, "secctx", cfg->secctx)) < 0)
+		return r;
+	if (cfg->debug != 0 || config_given(cfg, "debug")) {
+		snprintf(buf, sizeof(buf), "debug %#llx", (unsigned long long)cfg->debug);
+		if ((r = config_cmd(k, buf)) < 0)
+			return r;
+	}
+	n = config_limit_commands(cfg, cmds, CFG_LIMIT_CMDS);
+	for (i = 0; i < n; i++) {
+		cmds[i][CFG_LIMIT_CMD_MAX - 1] = '\0';
+		if ((r = config_cmd(k, cmds[i])) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+kernel_bind(struct kchan *k)
+{
+	return config_cmd(k, "bind");
+}
+
+/*
+ * After an EIO from cull or inuse, tell a dead cache from a refused name:
+ * "dir" after bind fails with EEXIST on a live cache and EIO on a dead one,
+ * and changes nothing either way.
+ */
+static void
+probe_dead(struct kchan *k)
+{
+	if (kernel_cmd(k, "dir /") == -EIO)
+		k->dead = 1;
+}
+
+/* Names the kernel would misread: empty, ".", "..", with '/', leading space or newline. */
+static int
+name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > NAME_MAX || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0 || isspace((unsigned char)name[0]))
+		return 0;
+	return strchr(name, '/') == NULL && strchr(name, '\n') == NULL;
+}
+
+static int
+name_cmd(struct kchan *k, const char *word, const char *name)
+{
+	int r;
+
+	if (!name_ok(name))
+		return -EINVAL;
+	r = kernel_cmd(k, "%s %s", word, name);
+	if (r == -EIO)
+		probe_dead(k);
+	return r;
+}
+
+int
+kernel_cull(struct kchan *k, const char *name)
+{
+	return name_cmd(k, "cull", name);
+}
+
+int
+kernel_inuse(struct kchan *k, const char *name)
+{
+	return name_cmd(k, "inuse", name);
+}
+
+/* ---- the state line ---- */
+
+int
+kernel_read_state(struct kchan *k, struct kstate *st)
+{
+	char buf[KSTATE_BUF];
+	ssize_t n;
+
+	if (k->sock) {
+		n = sock_read(k, buf, sizeof(buf));
+	} else {
+		do
+			n = read(k->fd, buf, sizeof(buf));
+		while (n == -1 && errno == EINTR);
+		if (n == -1)
+			n = -errno;
+	}
+	if (n < 0)
+		return (int)n;
+	if (n == 0)
+		return -ENODATA;
+	log_debug(3, "kernel state: %.*s", (int)n, buf);
+	if (kstate_parse(buf, (size_t)n, st) == -1) {
+		log_warnx("kernel state line malformed: \"%.*s\"", (int)(n > 200 ? 200 : n), buf);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+enum { K_CULL, K_FRUN, K_FCULL, K_FSTOP, K_BRUN, K_BCULL, K_BSTOP,
+       K_FRELEASED, K_BRELEASED, K_COUNT };
+
+static const char *const kstate_keys[K_COUNT] = {
+	"cull", "frun", "fcull", "fstop", "brun", "bcull", "bstop",
+	"freleased", "breleased",
+};
+
+/* Parse 1..16 hex digits (either case) of s[0..len). */
+static int
+parse_hex(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+	int d;
+
+	if (len == 0 || len > HEX_DIGITS_MAX)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			d = s[i] - '0';
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			d = s[i] - 'a' + 10;
+		else if (s[i] >= 'A' && s[i] <= 'F')
+			d = s[i] - 'A' + 10;
+		else
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+key_index(const char *key, size_t len)
+{
+	int i;
+
+	for (i = 0; i < K_COUNT; i++)
+		if (strlen(kstate_keys[i]) == len && memcmp(kstate_keys[i], key, len) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * One "key=value" token.  Unknown keys are skipped (newer kernels may add
+ * some) but must still look like a token; a known key given twice makes the
+ * line ambiguous, so it is rejected.
+ */
+static int
+parse_token(const char *tok, size_t len, uint64_t val[K_COUNT], unsigned *seen)
+{
+	const char *eq = memchr(tok, '=', len);
+	size_t klen, vlen;
+	int i;
+
+	if (eq == NULL || eq == tok || eq + 1 == tok + len)
+		return -1;
+	klen = (size_t)(eq - tok);
+	vlen = len - klen - 1;
+	if ((i = key_index(tok, klen)) < 0)
+		return 0;
+	if (*seen & (1u << i))
+		return -1;
+	*seen |= 1u << i;
+	if (i == K_CULL) {
+		if (vlen != 1 || (eq[1] != '0' && eq[1] != '1'))
+			return -1;
+		val[i] = (uint64_t)(eq[1] - '0');
+		return 0;
+	}
+	return parse_hex(eq + 1, vlen, &val[i]);
+}
+
+int
+kstate_parse(const char *line, size_t len, struct kstate *st)
+{
+	uint64_t val[K_COUNT] = { 0 };
+	unsigned seen = 0, required = (1u << K_FRELEASED) - 1;
+	size_t i = 0, start;
+
+	while (i < len) {
+		if (line[i] == ' ' || line[i] == '\n' || line[i] == '\t') {
+			i++;
+			continue;
+		}
+		start = i;
+		while (i < len && line[i] != ' ' && line[i] != '\n' && line[i] != '\t') {
+			if (line[i] == '\0')
+				return -1;
+			i++;
+		}
+		if (parse_token(line + start, i - start, val, &seen) == -1)
+			return -1;
+	}
+	if ((seen & required) != required)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	st->cull = (int)val[K_CULL];
+	st->frun = val[K_FRUN];
+	st->fcull = val[K_FCULL];
+	st->fstop = val[K_FSTOP];
+	st->brun = val[K_BRUN];
+	st->bcull = val[K_BCULL];
+	st->bstop = val[K_BSTOP];
+	st->freleased = val[K_FRELEASED];
+	st->breleased = val[K_BRELEASED];
+	st->has_released = (seen & (1u << K_FRELEASED)) && (seen & (1u << K_BRELEASED));
+	return 0;
+}
+
+/* ---- explaining errors ---- */
+
+struct explanation {
+	const char *cmd;	/* NULL: any command */
+	int err;
+	const char *why;
+};
+
+static const struct explanation explanations[] = {
+	{ "open", ENOENT, "the cachefiles module is not loaded (modprobe cachefiles) or the device node is missing" },
+	{ "open", ENXIO, "the cachefiles module is not loaded (modprobe cachefiles)" },
+	{ "open", ENODEV, "the cachefiles module is not loaded (modprobe cachefiles)" },
+	{ "open", EPERM, "opening the device needs CAP_SYS_ADMIN in the initial user namespace" },
+	{ "open", EACCES, "opening the device needs root (CAP_SYS_ADMIN) and read-write access to it" },
+	{ "open", EBUSY, "another cachefilesd has the device open, or a previous one is still withdrawing its cache" },
+	{ "open", ECONNREFUSED, "nothing listens on the simulator socket" },
+	{ "dir", EINVAL, "the directory name is empty" },
+	{ "dir", EEXIST, "a cache directory was already given" },
+	{ "tag", EINVAL, "the tag is empty" },
+	{ "tag", EEXIST, "a tag was already given" },
+	{ "secctx", EINVAL, "the security context is empty or was given twice" },
+	{ "debug", EINVAL, "the debug mask is not a number" },
+	{ "bind", ENOENT, "the cache directory is missing" },
+	{ "bind", ENOTDIR, "the cache directory path is not a directory" },
+	{ "bind", EROFS, "the cache filesystem is mounted read-only" },
+	{ "bind", EOPNOTSUPP, "the cache filesystem lacks user xattrs or another needed feature "
+	  "(statfs, sync_fs, block size <= page size), or secctx was given on a kernel without SELinux" },
+	{ "bind", EBUSY, "the cache is already bound, or another cache uses the same tag" },
+	{ "bind", EINVAL, "no dir was given, the cache is on an idmapped mount, or the secctx is invalid" },
+	{ "bind", EACCES, "permission denied on the cache directory (file modes or the security policy)" },
+	{ "bind", EPERM, "the cache or graveyard directory lacks xattr, rename, rmdir or unlink support, "
+	  "or the security policy refused" },
+	{ "bind", ERANGE, "the limits are inconsistent or the filesystem block size is invalid" },
+	{ "bind", EIO, "DIR/cache or DIR/graveyard exists but is not a directory" },
+	{ "bind", ENOSPC, "no room to create the cache and graveyard directories" },
+	{ "bind", ENOBUFS, "no room to create the cache and graveyard directories" },
+	{ "cull", EBUSY, "the object is in use" },
+	{ "inuse", EBUSY, "the object is in use" },
+	{ "cull", ENOENT, "the object is already gone" },
+	{ "cull", ESTALE, "the object is already gone" },
+	{ "inuse", ENOENT, "the object is already gone" },
+	{ "inuse", ESTALE, "the object is already gone" },
+	{ "cull", EINVAL, "the name is not a single path component" },
+	{ "cull", EIO, "the cache is dead, or the kernel refused the name" },
+	{ "cull", ENOTDIR, "the working directory is not a directory" },
+	{ "inuse", EINVAL, "the name is not a single path component" },
+	{ "inuse", EIO, "the cache is dead, or the kernel refused the name" },
+	{ NULL, EINVAL, "the limits must satisfy 0 <= stop < cull < run < 100, and the kernel checks "
+	  "each one against the values in force (ordering)" },
+	{ NULL, EIO, "the cache is dead after a kernel I/O error; restart the daemon" },
+	{ NULL, EOPNOTSUPP, "the kernel does not know this command, or it is too long" },
+	{ NULL, ENOMEM, "the kernel is out of memory" },
+	{ NULL, EACCES, "permission denied" },
+	{ NULL, EPERM, "operation not permitted (CAP_SYS_ADMIN is needed to open the device)" },
+	{ NULL, E2BIG, "the command is longer than the kernel accepts" },
+	{ NULL, ERANGE, "the limits are inconsistent" },
+};
+
+const char *
+kernel_explain(const char *cmd, int err)
+{
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	for (i = 0; i < ARRAY_SIZE(explanations); i++)
+		if (explanations[i].cmd != NULL && explanations[i].err == err &&
+		    strcmp(explanations[i].cmd, cmd) == 0)
+			return explanations[i].why;
+	for (i = 0; i < ARRAY_SIZE(explanations); i++)
+		if (explanations[i].cmd == NULL && explanations[i].err == err)
+			return explanations[i].why;
+	return "unexpected error";
+}
