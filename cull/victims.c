@@ -270,6 +270,16 @@ victims_peek_atime(const struct victims *vs)
 }
 
 void
+victims_unget(struct victims *vs)
+{
+	if (vs->last != SIZE_MAX && vs->last + 1 == vs->cur) {
+		vs->cur = vs->last;
+		vs->st.handed--;
+	}
+	vs->last = SIZE_MAX;
+}
+
+void
 victims_keep(struct victims *vs)
 {
 	/* kept <= last < cur: the slot written was consumed already. */

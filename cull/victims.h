@@ -39,6 +39,8 @@ void victims_free(struct victims *vs);
 int victims_next(struct victims *vs, struct victim *v);
 /* Atime of the next candidate (before checks); 0 when none is left. */
 uint64_t victims_peek_atime(const struct victims *vs);
+/* Put the victim last returned back: the next call returns it again. */
+void victims_unget(struct victims *vs);
 /* Keep the victim last returned (it was busy) for victims_retry(). */
 void victims_keep(struct victims *vs);
 /* Start another pass over the kept victims, oldest first; returns their count. */

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * target.c: deficit arithmetic.  Sizing the candidate table from what must
+ * be freed is what lets nobody tune "culltable": a table too small costs a
+ * rescan, one too large costs memory only.
+ */
+#include "target.h"
+#include "heap.h"
+#include "kernel.h"
+
+#include <sys/statvfs.h>
+
+int
+target_fsfree(int fd, struct fsfree *f)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) < 0)
+		return -1;
+	f->blocks = sv.f_blocks;
+	f->bavail = sv.f_bavail;
+	f->files = sv.f_files;
+	f->ffree = sv.f_ffree;
+	f->bsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+	return 0;
+}
+
+void
+target_deficit(const struct kstate *st, const struct fsfree *f, struct deficit *d)
+{
+	d->blocks = st->brun > f->bavail ? st->brun - f->bavail : 0;
+	d->files = st->frun > f->ffree ? st->frun - f->ffree : 0;
+}
+
+int
+target_met(const struct kstate *st, const struct fsfree *f)
+{
+	struct deficit d;
+
+	target_deficit(st, f, &d);
+	return d.blocks == 0 && d.files == 0;
+}
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+size_t
+target_candidates(const struct kstate *st, const struct fsfree *f,
+		  uint64_t mean_bytes, uint64_t objects, uint64_t memory_bytes)
+{
+	struct deficit d;
+	uint64_t need, by_blocks = 0, cap, k;
+
+	if (mean_bytes == 0) {
+		/* A cache filesystem holds little else: used bytes / used files. */
+		uint64_t ub = f->blocks > f->bavail ? f->blocks - f->bavail : 0;
+		uint64_t uf = f->files > f->ffree ? f->files - f->ffree : 0;
+		mean_bytes = uf ? (uint64_t)((unsigned __int128)ub * f->bsize / uf) : 0;
+		if (objects == 0)
+			objects = uf;
+	}
+	if (mean_bytes == 0)
+		mean_bytes = f->bsize ? f->bsize : 4096;
+	target_deficit(st, f, &d);
+	if (d.blocks > 0 && f->bsize > 0) {
+		uint64_t bytes = d.blocks > UINT64_MAX / f->bsize ? UINT64_MAX :
+		    d.blocks * f->bsize;
+		by_blocks = bytes / mean_bytes + 1;
+	}
+	need = d.files > by_blocks ? d.files : by_blocks;
+	k = sat_add(sat_add(need, need / 4), objects / 100);
+	if (k < TARGET_FLOOR)
+		k = TARGET_FLOOR;
+	if (memory_bytes == 0)
+		memory_bytes = TARGET_DEFAULT_MEMORY;
+	cap = memory_bytes / sizeof(struct cand);
+	if (cap < 1)
+		cap = 1;
+	if (k > cap)
+		k = cap;
+	if (k > SIZE_MAX / sizeof(struct cand))
+		k = SIZE_MAX / sizeof(struct cand);
+	return (size_t)k;
+}

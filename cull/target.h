@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * target.h: how much must be culled, and how many candidates to keep.
+ *
+ * The kernel's limits are absolute counts fixed at bind (files, and blocks
+ * of the backing filesystem's f_bsize).  Culling is done when both
+ * f_bavail >= brun and f_ffree >= frun, as the kernel's own check says.
+ */
+#ifndef CFD_TARGET_H
+#define CFD_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kstate;
+
+#define TARGET_FLOOR 4096		/* candidates kept at least */
+#define TARGET_DEFAULT_MEMORY (256ull << 20)	/* when cull_memory is 0 */
+
+/* The filesystem counts that matter, from statvfs. */
+struct fsfree {
+	uint64_t blocks, bavail;	/* in f_bsize units, as the kernel */
+	uint64_t files, ffree;
+	uint64_t bsize;
+};
+
+struct deficit {
+	uint64_t blocks, files;		/* still to free to reach brun, frun */
+};
+
+int target_fsfree(int fd, struct fsfree *f);
+void target_deficit(const struct kstate *st, const struct fsfree *f, struct deficit *d);
+/* Both run limits reached? */
+int target_met(const struct kstate *st, const struct fsfree *f);
+
+/*
+ * Candidates to keep for one scan.  mean_bytes is the mean allocated size
+ * of an object (0 = unknown: estimated from the filesystem's usage).  The
+ * result covers the larger of the two deficits in objects, plus a quarter,
+ * plus 1 % of the objects, at least TARGET_FLOOR, at most what
+ * memory_bytes can hold.
+ */
+size_t target_candidates(const struct kstate *st, const struct fsfree *f,
+			 uint64_t mean_bytes, uint64_t objects,
+			 uint64_t memory_bytes);
+
+#endif
