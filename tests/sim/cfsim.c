@@ -67,7 +67,8 @@ usage(FILE *out)
 		"                  [--busy-ms MS] [--withdraw-ms MS]\n"
 		"       cfsim ctl CTLSOCK REQUEST...\n"
 		"       cfsim notify-listen SOCKET OUTFILE\n"
-		"       cfsim conform DEVICE-OR-SOCKET DIR\n");
+		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
+		"       cfsim client SOCKET < SCRIPT\n");
 }
 
 int
@@ -81,6 +82,7 @@ main(int argc, char **argv)
 		{ "ctl", ctl_main },
 		{ "notify-listen", notify_main },
 		{ "conform", conform_main },
+		{ "client", client_main },
 	};
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {

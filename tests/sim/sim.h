@@ -53,6 +53,7 @@ int dev_control(const char *req, char *reply, size_t replysz);
 int serve_main(int argc, char **argv);
 int ctl_main(int argc, char **argv);
 int notify_main(int argc, char **argv);
+int client_main(int argc, char **argv);
 int conform_main(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -142,4 +143,115 @@ notify_main(int argc, char **argv)
 			fprintf(out, "%s\n", line);
 		fflush(out);
 	}
+}
+
+/* --- "cfsim client SOCKET": a scripted device user for the simulator's own tests --- */
+
+static int
+client_reply(int fd, char *buf, size_t size, int *saw_n)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, buf, size - 1, 0);
+		if (n <= 0)
+			return -1;
+		buf[n] = '\0';
+		if (n == 1 && buf[0] == 'N') {
+			*saw_n = 1;
+			continue;
+		}
+		return (int)n;
+	}
+}
+
+/* Wait up to ms for an "N" that is already queued or arrives; consumes it. */
+static int
+client_wait_n(int fd, int ms, int *saw_n)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	char c[8];
+
+	if (*saw_n) {
+		*saw_n = 0;
+		return 1;
+	}
+	if (poll(&pfd, 1, ms) <= 0)
+		return 0;
+	if (recv(fd, c, sizeof(c), MSG_PEEK) == 1 && c[0] == 'N') {
+		recv(fd, c, sizeof(c), 0);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+client_step(int fd, char *line, int *saw_n)
+{
+	char msg[SIM_CMD_MAX + 2], rep[SIM_CTL_MAX];
+	size_t len = strlen(line);
+
+	if (len >= 2 && line[0] == 'w' && line[1] == ' ') {
+		msg[0] = 'W';
+		memcpy(msg + 1, line + 2, len - 2);
+		if (send(fd, msg, len - 1, MSG_NOSIGNAL) < 0 || client_reply(fd, rep, sizeof(rep), saw_n) < 0)
+			printf("%s: disconnected\n", line);
+		else
+			printf("%s: %s\n", line, atoi(rep + 1) == 0 ? "ok" : errname(atoi(rep + 1)));
+	} else if (line[0] == 'r') {
+		int n = snprintf(msg, sizeof(msg), "R%d", len > 2 ? atoi(line + 2) : 512);
+
+		if (send(fd, msg, (size_t)n, MSG_NOSIGNAL) < 0 || client_reply(fd, rep, sizeof(rep), saw_n) < 0)
+			printf("r: disconnected\n");
+		else if (rep[0] == 'E')
+			printf("r: %s\n", errname(atoi(rep + 1)));
+		else
+			printf("r: %s\n", rep[1] == '\0' ? "EOF" : rep + 1);
+	} else if (line[0] == 'n') {
+		printf("n: %s\n", client_wait_n(fd, len > 2 ? atoi(line + 2) : 1000, saw_n) ? "yes" : "no");
+	} else if (strncmp(line, "cd ", 3) == 0) {
+		if (chdir(line + 3) < 0)
+			printf("cd: %s\n", errname(errno));
+	} else if (strncmp(line, "x ", 2) == 0) {
+		fflush(stdout);
+		if (system(line + 2) != 0)
+			printf("x: failed: %s\n", line + 2);
+	} else if (line[0] != '\0' && line[0] != '#') {
+		printf("?: %s\n", line);
+	}
+	fflush(stdout);
+}
+
+int
+client_main(int argc, char **argv)
+{
+	char line[SIM_CMD_MAX + 2], rep[32];
+	struct sockaddr_un sa;
+	socklen_t salen;
+	int fd, saw_n = 0;
+	ssize_t n;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: cfsim client SOCKET < SCRIPT\n");
+		return 2;
+	}
+	if (unix_addr(argv[1], &sa, &salen) < 0)
+		return 1;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen) < 0) {
+		printf("open: %s\n", errname(errno));
+		return 1;
+	}
+	n = recv(fd, rep, sizeof(rep) - 1, 0);
+	rep[n > 0 ? n : 0] = '\0';
+	printf("open: %s\n", n < 2 ? "disconnected" : atoi(rep + 1) == 0 ? "ok" : errname(atoi(rep + 1)));
+	fflush(stdout);
+	if (n < 2 || atoi(rep + 1) != 0)
+		return 1;
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		client_step(fd, line, &saw_n);
+	}
+	close(fd);
+	return 0;
 }
