@@ -248,12 +248,13 @@ victims_next(struct victims *vs, struct victim *v)
 
 		if (vs->cur >= vs->wend)
 			build_window(vs);
-		pos = vs->cur++;
+		pos = vs->cur;
 		dir = vs->v[pos].dir;
 		if (vs->dir_epoch[dir] != vs->epoch) {
 			vs->dir_epoch[dir] = vs->epoch;
-			resolve_dir(vs, dir);
+			resolve_dir(vs, dir);	/* candidates from pos on */
 		}
+		vs->cur++;
 		if (verify(vs, pos, v)) {
 			vs->last = pos;
 			vs->st.handed++;
