@@ -640,12 +640,16 @@ cleanup(struct daemon *d)
 		close(d->report_fd);
 }
 
-/* The pidfile: -p, or the default when detaching; none with -n unless -p. */
+/*
+ * The pidfile: -p, or the default when detaching; none with -n unless -p
+ * named another file (options leave the default in place when -p is absent).
+ */
 static const char *
 pidfile_path(const struct options *opt)
 {
 	if (opt->foreground)
-		return opt->pidfile;
+		return opt->pidfile != NULL && strcmp(opt->pidfile, DEFAULT_PIDFILE) != 0 ?
+		    opt->pidfile : NULL;
 	return opt->pidfile != NULL ? opt->pidfile : DEFAULT_PIDFILE;
 }
 

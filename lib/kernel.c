@@ -151,8 +151,7 @@ is_socket(const char *path)
 static void
 open_failed(const char *path, int err)
 {
-	errno = err;
-	log_warn("%s: open (%s)", path, kernel_explain("open", err));
+	log_warnx("%s: open: %s (%s)", path, strerror(err), kernel_explain("open", err));
 }
 
 struct kchan *

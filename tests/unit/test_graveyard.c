@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_graveyard.c: emptying the graveyard on real temporary directories:
+ * nested trees, symlinks (removed as links, targets untouched), a symlink
+ * planted as the graveyard itself, bounded batches, trees deeper than the
+ * walk's stack, inotify, and a mount point inside the graveyard.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "graveyard.h"
+#include "log.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char root[256];
+static int rootfd = -1;
+
+static void
+mk(const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (mkdirat(rootfd, path, 0700) == -1)
+		fail_msg("mkdir %s: %s", path, strerror(errno));
+}
+
+static void
+touch(const char *path)
+{
+	int fd = openat(rootfd, path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd == -1)
+		fail_msg("create %s: %s", path, strerror(errno));
+	(void)!write(fd, "data", 4);
+	close(fd);
+}
+
+static int
+exists(const char *path)
+{
+	struct stat sb;
+
+	return fstatat(rootfd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int
+entries(const char *path)
+{
+	int fd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	if (fd == -1 || (d = fdopendir(fd)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Run graveyard_work until it says it is done; returns the number of calls. */
+static int
+drain(struct graveyard *g, unsigned budget)
+{
+	int calls = 0;
+
+	while (graveyard_work(g, budget)) {
+		if (++calls > 100000)
+			fail_msg("graveyard_work never finishes");
+	}
+	return calls + 1;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/test_graveyard.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		return -1;
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd == -1)
+		return -1;
+	mk("graveyard");
+	mk("outside");
+	touch("outside/keep");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+test_nested(void **state)
+{
+	struct graveyard_stats gs;
+	struct graveyard *g;
+
+	(void)state;
+	mk("graveyard/0000000100000001");
+	mk("graveyard/0000000100000001/Infs,4.2");
+	mk("graveyard/0000000100000001/Infs,4.2/@00");
+	touch("graveyard/0000000100000001/Infs,4.2/@00/Dfile");
+	touch("graveyard/0000000100000001/Infs,4.2/@00/Efile");
+	mk("graveyard/0000000100000001/Infs,4.2/@01");
+	mk("graveyard/empty");
+	touch("graveyard/loose");
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	drain(g, GRAVEYARD_BATCH);
+	assert_int_equal(entries("graveyard"), 0);
+	assert_true(exists("graveyard"));	/* the graveyard itself stays */
+	assert_true(exists("outside/keep"));
+	graveyard_stats(g, &gs);
+	assert_int_equal(gs.removed, 8);
+	assert_int_equal(gs.failed, 0);
+	graveyard_free(g);
+}
+
+static void
+test_symlinks_not_followed(void **state)
+{
+	struct graveyard *g;
+
+	(void)state;
+	mk("graveyard/a");
+	assert_int_equal(symlinkat("../../outside", rootfd, "graveyard/a/todir"), 0);
+	assert_int_equal(symlinkat("../outside/keep", rootfd, "graveyard/tofile"), 0);
+	assert_int_equal(symlinkat("/nonexistent", rootfd, "graveyard/dangling"), 0);
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	drain(g, GRAVEYARD_BATCH);
+	assert_int_equal(entries("graveyard"), 0);
+	assert_true(exists("outside/keep"));
+	assert_int_equal(entries("outside"), 1);
+	graveyard_free(g);
+}
+
+static void
+test_planted_symlink(void **state)
+{
+	(void)state;
+	/* The graveyard's own name is a symlink to a directory full of files. */
+	assert_int_equal(unlinkat(rootfd, "graveyard", AT_REMOVEDIR), 0);
+	assert_int_equal(symlinkat("outside", rootfd, "graveyard"), 0);
+	assert_null(graveyard_open(rootfd, "graveyard"));
+	assert_true(exists("outside/keep"));
+}
+
+static void
+test_batches(void **state)
+{
+	struct graveyard_stats gs;
+	struct graveyard *g;
+	char name[64];
+	int i, calls;
+
+	(void)state;
+	for (i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "graveyard/f%02d", i);
+		touch(name);
+	}
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	assert_int_equal(graveyard_work(g, 10), 1);
+	graveyard_stats(g, &gs);
+	assert_true(gs.removed > 0 && gs.removed <= 10);
+	assert_int_equal(entries("graveyard"), 50 - (int)gs.removed);
+	calls = drain(g, 10);
+	assert_true(calls >= 4);
+	assert_int_equal(entries("graveyard"), 0);
+	graveyard_stats(g, &gs);
+	assert_int_equal(gs.removed, 50);
+	/* Nothing left: one call finds that out and says so. */
+	assert_int_equal(graveyard_work(g, 10), 0);
+	graveyard_free(g);
+}
+
+static void
+test_deep_tree(void **state)
+{
+	struct graveyard_stats gs;
+	struct graveyard *g;
+	char path[PATH_MAX] = "graveyard";
+	int i;
+
+	(void)state;
+	for (i = 0; i < GRAVEYARD_DEPTH + 20; i++) {
+		strcat(path, "/d");
+		mk("%s", path);
+	}
+	strcat(path, "/f");
+	touch(path);
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	drain(g, GRAVEYARD_BATCH);
+	assert_int_equal(entries("graveyard"), 0);
+	graveyard_stats(g, &gs);
+	assert_true(gs.moved >= 1);
+	assert_int_equal(gs.failed, 0);
+	graveyard_free(g);
+}
+
+static void
+test_inotify(void **state)
+{
+	struct graveyard *g;
+
+	(void)state;
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	if (graveyard_fd(g) < 0) {
+		graveyard_free(g);
+		skip();
+	}
+	assert_int_equal(graveyard_drain(g), 0);
+	mk("graveyard/arrived");
+	assert_true(graveyard_drain(g) >= 1);
+	assert_int_equal(graveyard_drain(g), 0);
+	/* Something arriving elsewhere is not reported. */
+	mk("outside/elsewhere");
+	assert_int_equal(graveyard_drain(g), 0);
+	drain(g, GRAVEYARD_BATCH);
+	assert_false(exists("graveyard/arrived"));
+	graveyard_free(g);
+}
+
+static void
+test_mount_point(void **state)
+{
+	char mnt[PATH_MAX];
+	struct graveyard *g;
+
+	(void)state;
+	mk("graveyard/m");
+	snprintf(mnt, sizeof(mnt), "%s/graveyard/m", root);
+	if (mount("none", mnt, "tmpfs", 0, "size=1m") == -1)
+		skip();
+	touch("graveyard/m/precious");
+	touch("graveyard/other");
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	drain(g, GRAVEYARD_BATCH);
+	/* Another filesystem inside the graveyard is left alone. */
+	assert_true(exists("graveyard/m/precious"));
+	assert_false(exists("graveyard/other"));
+	graveyard_free(g);
+	umount(mnt);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_nested, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlinks_not_followed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deep_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inotify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mount_point, setup, teardown),
+	};
+
+	log_init("test_graveyard", 1, 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
