@@ -15,6 +15,9 @@
 #   sim_ctl REQUEST...         one control request; prints the reply
 #   sim_state KEY              one value from the simulator's "state" reply
 #   statfs_limit f|b PCT       what the kernel computes at bind for PCT% of $SIM_DIR
+#   sim_populate N [KB] [VOL]  N cache files of KB KiB in $SIM_DIR/cache/I$VOL/@xx/,
+#                              atimes one minute apart, oldest first (names D0..)
+#   sim_fill_to PCT            fill $SIM_FS until PCT % of its blocks are available
 #
 # Everything started here is stopped, the tmpfs unmounted and the temp dir
 # removed on exit, also when a test fails half-way or is interrupted.
@@ -127,10 +130,11 @@ sim_config() {
 	} >"$SIM_CONF"
 }
 
-# notify_start: a NOTIFY_SOCKET stand-in; messages go to $NOTIFY_OUT.
+# notify_start [-t]: a NOTIFY_SOCKET stand-in; messages go to $NOTIFY_OUT,
+# one a line (with -t each prefixed by the monotonic time, as in $SIM_LOG).
 notify_start() {
 	NOTIFY_SOCKET=$SIM_TMP/notify.sock
-	"$CFSIM" notify-listen "$NOTIFY_SOCKET" "$NOTIFY_OUT" &
+	"$CFSIM" notify-listen "$@" "$NOTIFY_SOCKET" "$NOTIFY_OUT" &
 	NOTIFY_PID=$!
 	wait_for 5 test -S "$NOTIFY_SOCKET" || { not_ok "notify listener starts"; exit 1; }
 	export NOTIFY_SOCKET
@@ -142,13 +146,21 @@ daemon_start() {
 	if [ $# -eq 0 ]; then
 		set -- -n -s -f "$SIM_CONF"
 	fi
+	# a bind counts only if it comes from an open after this point
+	SIM_OPENS0=$(sim_state opens 2>/dev/null)
 	CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD" "$@" >>"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	DAEMON_STATUS=
 }
 
-# _sim_bound: true when the simulator reports a bound cache.
-_sim_bound() { [ "$(sim_state bound)" = 1 ]; }
+# _sim_bound: true when the simulator reports a cache bound by a client
+# that opened the device after the last daemon_start.
+_sim_bound() {
+	st=$(sim_ctl state) || return 1
+	b=$(echo "$st" | tr ' ' '\n' | sed -n 's/^bound=//p')
+	o=$(echo "$st" | tr ' ' '\n' | sed -n 's/^opens=//p')
+	[ "$b" = 1 ] && [ "$o" -gt "${SIM_OPENS0:-0}" ]
+}
 
 # sim_wait_bound [SECS]: wait until bound (status 1 on time-out).
 sim_wait_bound() { wait_for "${1:-5}" _sim_bound; }
@@ -197,4 +209,36 @@ sim_cwd_inside() {
 	"$real" | "$real"/*) return 0 ;;
 	*) return 1 ;;
 	esac
+}
+
+# sim_populate N [KB] [VOL]: cache-like objects with spread atimes.
+sim_populate() {
+	vol=$SIM_DIR/cache/I${3:-simvol}
+	now=$(date +%s)
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		fan=$vol/@$(printf '%02x' $((i % 4)))
+		[ -d "$fan" ] || mkdir -p "$fan"
+		head -c $((${2:-4} * 1024)) /dev/zero >"$fan/D$i"
+		touch -a -d "@$((now - 86400 + i * 60))" "$fan/D$i"
+		i=$((i + 1))
+	done
+}
+
+# sim_fill_to PCT: a filler file leaves PCT % of the blocks available.
+sim_fill_to() {
+	[ "$SIM_TMPFS" = 1 ] || return 1	# never fill a real disk
+	rm -f "$SIM_FS/filler"
+	total=$(stat -f -c %b "$SIM_FS")
+	avail=$(stat -f -c %a "$SIM_FS")
+	want=$((total * $1 / 100))
+	if [ "$avail" -gt "$want" ]; then
+		dd if=/dev/zero of="$SIM_FS/filler" bs=4096 count=$((avail - want)) 2>/dev/null
+	fi
+	:
+}
+
+# sim_available_pct: the percentage of $SIM_FS's blocks available now.
+sim_available_pct() {
+	echo $(($(stat -f -c %a "$SIM_FS") * 100 / $(stat -f -c %b "$SIM_FS")))
 }

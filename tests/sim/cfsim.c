@@ -66,7 +66,7 @@ usage(FILE *out)
 		"                  [--old-kernel] [--xattr-check] [--fail-bind ERRNO]\n"
 		"                  [--busy-ms MS] [--withdraw-ms MS]\n"
 		"       cfsim ctl CTLSOCK REQUEST...\n"
-		"       cfsim notify-listen SOCKET OUTFILE\n"
+		"       cfsim notify-listen [-t] SOCKET OUTFILE\n"
 		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
 		"       cfsim client SOCKET < SCRIPT\n");
 }

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CTL_TIMEOUT_S 10
@@ -104,11 +105,16 @@ notify_main(int argc, char **argv)
 	char buf[NOTIFY_MAX + 1];
 	struct sockaddr_un sa;
 	socklen_t salen;
+	int fd, stamp = 0;
 	FILE *out;
-	int fd;
 
+	if (argc == 4 && strcmp(argv[1], "-t") == 0) {
+		stamp = 1;
+		argc--;
+		argv++;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: cfsim notify-listen SOCKET OUTFILE\n");
+		fprintf(stderr, "usage: cfsim notify-listen [-t] SOCKET OUTFILE\n");
 		return 2;
 	}
 	out = fopen(argv[2], "a");
@@ -139,8 +145,16 @@ notify_main(int argc, char **argv)
 			return 1;
 		}
 		buf[n] = '\0';
-		for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+			if (stamp) {
+				struct timespec ts;
+
+				/* the same clock and format as the simulator's log */
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				fprintf(out, "%lld.%03ld ", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
+			}
 			fprintf(out, "%s\n", line);
+		}
 		fflush(out);
 	}
 }
