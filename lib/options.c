@@ -112,8 +112,10 @@ options_parse(struct options *o, int argc, char **argv, FILE *err)
 						   typed(argv, c, buf, sizeof(buf)));
 			if (c == 'f')
 				o->config = optarg;
-			else
+			else {
 				o->pidfile = optarg;
+				o->pidfile_set = 1;
+			}
 			break;
 		case 'v':
 			set_action(o, OPT_VERSION);

@@ -20,6 +20,7 @@ struct options {
 	int nocull;		/* -N */
 	const char *config;	/* -f */
 	const char *pidfile;	/* -p */
+	int pidfile_set;	/* -p was given (pidfile is the default otherwise) */
 };
 
 /* Returns 0, or -1 after writing a usage error to err (exit status 2). */

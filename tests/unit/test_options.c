@@ -90,6 +90,7 @@ test_defaults(void **state)
 	assert_int_equal(o.nocull, 0);
 	assert_string_equal(o.config, "/etc/cachefilesd.conf");
 	assert_string_equal(o.pidfile, "/run/cachefilesd.pid");
+	assert_int_equal(o.pidfile_set, 0);
 	assert_string_equal(err_text, "");
 }
 
@@ -144,6 +145,10 @@ test_files(void **state)
 	assert_int_equal(run(&o, "-f", "/tmp/a.conf", "-p", "/tmp/a.pid", NULL), 0);
 	assert_string_equal(o.config, "/tmp/a.conf");
 	assert_string_equal(o.pidfile, "/tmp/a.pid");
+	assert_int_equal(o.pidfile_set, 1);
+	/* Naming the default file explicitly still counts as given. */
+	assert_int_equal(run(&o, "-p", DEFAULT_PIDFILE, NULL), 0);
+	assert_int_equal(o.pidfile_set, 1);
 	assert_int_equal(run(&o, "-fx.conf", "-py.pid", NULL), 0);
 	assert_string_equal(o.config, "x.conf");
 	assert_string_equal(o.pidfile, "y.pid");
