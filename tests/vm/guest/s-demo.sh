@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make demo, guest half: cachefilesd against the real module, narrated on the
+# serial console.  Line prefixes (the host colours them): "step" what we do,
+# "daemon" its log, "notify" what it sends to the notify socket, "disk" free
+# space and object counts.  The summary also goes to /out/summary.txt.
+. /vm/glib.sh
+exec > /dev/console 2>&1
+DIR=$FS/demo
+mkdir -p "$DIR"
+step() { echo "step   | $*"; }
+conf_limits "$DIR" demo > /tmp/demo.conf
+: > /tmp/daemon.log
+: > /tmp/notify.txt
+
+step "cache disk: $(( $(fs_blocks) * $(fs_bsize) / 1048576 )) MiB ext4; configuration:"
+sed 's/^/step   |     /' /tmp/demo.conf
+tail -f /tmp/daemon.log | sed -u 's/^/daemon | /' &
+remember_pid $!
+tail -f /tmp/notify.txt | sed -u 's/^/notify | /' &
+remember_pid $!
+notify_start /tmp/notify.sock /tmp/notify.txt
+step "starting: cachefilesd -n -s -f /tmp/demo.conf (NOTIFY_SOCKET set)"
+cfd_bind /tmp/demo.conf /tmp/daemon.log /tmp/notify.sock &&
+	step "kernel: $(dmesg | grep 'File cache on demo registered' | tail -1 | sed 's/^\[[^]]*\] //')"
+
+# disk line every second: free space, objects, graveyard entries
+monitor() {
+	while :; do
+		echo "disk   | free $(fs_pct)% ($(fs_bavail) of $(fs_blocks) blocks)  objects $(nobjects "$DIR")  graveyard $(ls -A "$DIR/graveyard" 2>/dev/null | wc -l)"
+		sleep 1
+	done
+}
+brun=$(fs_limit 10); bcull=$(fs_limit 7); bstop=$(fs_limit 3)
+step "limits in blocks: brun $brun, bcull $bcull, bstop $bstop"
+
+share_mount
+step "reading 24 files (9 MiB) through 9p mounted with cache=fscache"
+i=0
+for f in "$DATA"/demo/*.bin; do
+	i=$((i + 1)); [ $i -le 24 ] || break
+	cat "$f" > /dev/null
+done
+drop_caches
+step "drop_caches: the objects are linked into $DIR/cache"
+objects "$DIR" > /tmp/before
+objects_before=$(wc -l < /tmp/before)
+free_before=$(fs_pct)
+echo "disk   | free $free_before%  objects $objects_before"
+monitor &
+remember_pid $!
+mon=$!
+
+step "filling the disk to 5% free (between bstop 3% and bcull 7%) with a fallocated file"
+fill_to 5 "$FS/filler" 2>&1 | sed 's/^\[[^]]*\] /step   | /'
+free_filled=$(fs_pct)
+sleep 1
+step "reading 2 new files: creating their objects makes the kernel check the space and ask for culling"
+i=0
+for f in "$DATA"/demo/*.bin; do
+	i=$((i + 1)); [ $i -gt 24 ] && [ $i -le 26 ] && cat "$f" > /dev/null
+done
+t0=$(up)
+if wait_until 45 bavail_at_least "$brun"; then reached=yes; else reached=no; fi
+t1=$(up)
+sleep 2
+kill "$mon"
+drop_caches
+objects "$DIR" > /tmp/after
+objects_after=$(wc -l < /tmp/after)
+culled=$(grep -cvxFf /tmp/after /tmp/before)
+free_after=$(fs_pct)
+share_umount
+step "stopping the daemon with SIGTERM"
+cfd_stop "$CFD_PID" TERM 2>/dev/null
+sleep 0.5
+step "kernel: $(dmesg | grep 'File cache on demo unregistering' | tail -1 | sed 's/^\[[^]]*\] //')"
+{
+	echo "objects culled:           $culled of $objects_before (oldest first); $objects_after left"
+	echo "free before filling:      $free_before%"
+	echo "free after filling:       $free_filled%  (bcull 7%, bstop 3%)"
+	echo "free after culling:       $free_after%  (brun 10%)"
+	echo "brun reached:             $reached, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s after culling was asked for"
+	echo "daemon exit status:       $CFD_RC"
+	echo "STATUS= lines received:   $(grep -c 'STATUS=' /tmp/notify.txt)"
+} > /out/summary.txt
+sleep 0.3
