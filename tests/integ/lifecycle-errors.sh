@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every start-up error gives a clear message naming the cause and exit 1:
+# device busy, no privilege, missing directory, bind refusals, configuration
+# errors; a device busy only for a while (a previous instance withdrawing)
+# is waited for.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/integ/lib-sim.sh"
+
+sim_setup
+sim_start
+notify_start
+
+# fails NAME PATTERN [SECS [LINES]]: the daemon started by daemon_start exits 1
+# within SECS, its output matches PATTERN (ERE, case-insensitive) and has at
+# most LINES (default 1) lines, no READY=1.
+fails() {
+	daemon_wait_exit "${3:-5}"
+	n=$(grep -c . "$DAEMON_LOG")
+	if [ "$n" -ge 1 ] && [ "$n" -le "${4:-1}" ]; then
+		ok "$1: one clear message"
+	else
+		not_ok "$1: one clear message"
+		note "$n lines:"; sed 's/^/#   /' "$DAEMON_LOG" | tail -8
+	fi
+	check_eq "$1: exit status 1" 1 "$DAEMON_STATUS"
+	if grep -Eiq -- "$2" "$DAEMON_LOG"; then
+		ok "$1: the message names the cause"
+	else
+		not_ok "$1: the message names the cause"
+		note "no /$2/ in:"; sed 's/^/#   /' "$DAEMON_LOG" | tail -8
+	fi
+	check_no_grep "$1: no READY=1" '^READY=1' "$NOTIFY_OUT"
+	: >"$DAEMON_LOG"; : >"$NOTIFY_OUT"
+}
+
+sim_config
+
+# The device is held by another client for longer than the daemon waits.
+printf 'x sleep 30\n' | "$CFSIM" client "$SIM_SOCK" >/dev/null &
+holder=$!
+SIM_EXTRA_PIDS="$holder"
+wait_for 5 sh -c "[ \"\$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^connected=//p')\" = 1 ]"
+CACHEFILESD_BUSY_WAIT_MS=1000 daemon_start
+fails "device held by another client" 'busy' 20 2
+kill "$holder" 2>/dev/null
+pkill -P "$holder" sleep 2>/dev/null
+wait "$holder" 2>/dev/null
+SIM_EXTRA_PIDS=
+wait_for 5 sh -c "[ \"\$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^connected=//p')\" = 0 ]"
+
+# Wrong directories and bind refusals.
+sim_config
+sed -i "s,^dir .*,dir $SIM_FS/missing," "$SIM_CONF"
+daemon_start
+fails "cache directory missing (ENOENT)" 'missing|No such file'
+: >"$SIM_FS/plainfile"
+sed -i "s,^dir .*,dir $SIM_FS/plainfile," "$SIM_CONF"
+daemon_start
+fails "cache directory is a file (ENOTDIR)" 'not a directory'
+sim_config
+sim_stop
+for e in EROFS:'read-only' EOPNOTSUPP:'xattr' EACCES:'permission'; do
+	sim_start --fail-bind "${e%%:*}"
+	daemon_start
+	fails "bind fails ${e%%:*}" "${e#*:}"
+	sim_stop
+done
+
+# No privilege.
+sim_start --eperm
+daemon_start
+fails "open fails EPERM" 'CAP_SYS_ADMIN'
+sim_stop
+
+# Nothing listens on the device path.
+daemon_start
+fails "no device" "$SIM_SOCK|cachefiles"
+
+# A previous instance still withdrawing: the daemon waits and binds.
+sim_start --busy-ms 1500
+daemon_start
+if sim_wait_bound 8; then ok "device busy for a while: the daemon retries and binds"; else not_ok "device busy for a while: the daemon retries and binds"; fi
+check_grep "device busy for a while: the wait is logged" 'busy' "$DAEMON_LOG"
+daemon_signal TERM; daemon_wait_exit 5
+: >"$DAEMON_LOG"; : >"$NOTIFY_OUT"
+
+# Configuration errors: FILE:LINE, before the device is opened.
+o0=$(sim_state opens)
+sim_config "frobnicate 3"
+daemon_start
+fails "configuration error" "$SIM_CONF:9: .*frobnicate" 5 2
+check_eq "configuration error: the device was not opened" "$o0" "$(sim_state opens)"
+sim_config "bcull 12%"
+daemon_start
+fails "inconsistent limits in the configuration" "$SIM_CONF:[0-9]+" 5 2
+tap_done
