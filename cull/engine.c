@@ -380,25 +380,26 @@ back_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 }
 
 /*
- * In back-off: on released objects (at most once per retry_after), go over
- * the busy ones again; when the timer runs out, rescan.
+ * In back-off: when the kernel reported released objects, go over the busy
+ * ones again (at most once per retry_after, which grows with the cost of a
+ * pass); when the timer runs out, rescan.
  */
 static enum engine_next
 backing_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 {
-	int n;
-
-	if (!e->retrying && e->released && now >= e->retry_after && e->vs &&
+	if (!e->retrying && e->released && e->vs &&
 	    victims_kept(e->vs) + victims_left(e->vs) > 0) {
+		if (now < e->retry_after)
+			return timer(e->retry_after < e->backoff_until ?
+				     e->retry_after : e->backoff_until, now, delay_ms);
 		victims_retry(e->vs);
+		e->released = 0;
 		e->retrying = 1;
 		e->retry_t0 = now;
 	}
-	e->released = 0;
 	if (e->retrying) {
 		if (victims_left(e->vs) > 0) {
-			if ((n = cull_batch(e, 1)) < 0)
-				return ENGINE_IDLE;
+			cull_batch(e, 1);
 			if (e->backoff_until == 0)
 				e->retrying = 0;	/* it worked: cull normally */
 			return ENGINE_AGAIN;
@@ -409,21 +410,31 @@ backing_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 	if (now < e->backoff_until)
 		return timer(e->backoff_until, now, delay_ms);
 	e->backoff_until = 0;
+	e->released = 0;
 	start_scan(e);
 	return e->scanning ? ENGINE_IDLE : back_off(e, now, delay_ms);
 }
 
+/*
+ * The kernel wants culling.  Rescan only when the table ran out, the pass
+ * culled something and the table was full (older objects may have been
+ * left out); otherwise everything known is busy: back off.
+ */
 static enum engine_next
 kernel_wants(struct engine *e, uint64_t now, unsigned *delay_ms)
 {
+	if (e->dead)
+		return ENGINE_IDLE;
 	if (e->backoff_until)
 		return backing_off(e, now, delay_ms);
-	if (e->vs && victims_left(e->vs) > 0)
-		return cull_batch(e, 1) < 0 ? ENGINE_IDLE : ENGINE_AGAIN;
+	if (e->vs && victims_left(e->vs) > 0) {
+		cull_batch(e, 1);
+		return e->dead ? ENGINE_IDLE : ENGINE_AGAIN;
+	}
 	if (e->scanning)
 		return ENGINE_IDLE;	/* the scan's descriptor wakes the loop */
-	e->released = 0;
-	if (e->cur == NULL || e->round_culled > 0) {
+	if (e->cur == NULL || (e->round_culled > 0 && e->cur_full)) {
+		e->released = 0;
 		start_scan(e);
 		if (e->scanning)
 			return ENGINE_IDLE;
@@ -444,9 +455,7 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 		if (st->has_released && (st->freleased || st->breleased))
 			e->released = 1;
 	}
-	if (e->dead)
-		return ENGINE_IDLE;
-	if (e->nocull)
+	if (e->dead || e->nocull)
 		return ENGINE_IDLE;
 	harvest(e);
 	if (!e->started) {
