@@ -213,16 +213,8 @@ sim_cwd_inside() {
 
 # sim_populate N [KB] [VOL]: cache-like objects with spread atimes.
 sim_populate() {
-	vol=$SIM_DIR/cache/I${3:-simvol}
-	now=$(date +%s)
-	i=0
-	while [ "$i" -lt "$1" ]; do
-		fan=$vol/@$(printf '%02x' $((i % 4)))
-		[ -d "$fan" ] || mkdir -p "$fan"
-		head -c $((${2:-4} * 1024)) /dev/zero >"$fan/D$i"
-		touch -a -d "@$((now - 86400 + i * 60))" "$fan/D$i"
-		i=$((i + 1))
-	done
+	mkdir -p "$SIM_DIR/cache/I${3:-simvol}"
+	"$CFSIM" populate "$SIM_DIR/cache/I${3:-simvol}" "$1" "${2:-4}"
 }
 
 # sim_fill_to PCT: a filler file leaves PCT % of the blocks available.

@@ -68,7 +68,8 @@ usage(FILE *out)
 		"       cfsim ctl CTLSOCK REQUEST...\n"
 		"       cfsim notify-listen [-t] SOCKET OUTFILE\n"
 		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
-		"       cfsim client SOCKET < SCRIPT\n");
+		"       cfsim client SOCKET < SCRIPT\n"
+		"       cfsim populate DIR N KB\n");
 }
 
 int
@@ -83,6 +84,7 @@ main(int argc, char **argv)
 		{ "notify-listen", notify_main },
 		{ "conform", conform_main },
 		{ "client", client_main },
+		{ "populate", populate_main },
 	};
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {

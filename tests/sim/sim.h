@@ -54,6 +54,7 @@ int serve_main(int argc, char **argv);
 int ctl_main(int argc, char **argv);
 int notify_main(int argc, char **argv);
 int client_main(int argc, char **argv);
+int populate_main(int argc, char **argv);
 int conform_main(int argc, char **argv);
 
 #endif

@@ -7,6 +7,8 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -267,5 +270,56 @@ client_main(int argc, char **argv)
 		client_step(fd, line, &saw_n);
 	}
 	close(fd);
+	return 0;
+}
+
+/*
+ * "cfsim populate DIR N KB": N cache-like files DIR/@xx/D<i> of KB KiB
+ * (written, so that they take blocks), their atimes one minute apart from a
+ * day ago, oldest first; quicker than a shell loop for hundreds of files.
+ */
+int
+populate_main(int argc, char **argv)
+{
+	static char block[1024];
+	time_t base = time(NULL) - 86400;
+	long n, kb;
+
+	if (argc != 4 || (n = strtol(argv[2], NULL, 10)) < 0 || (kb = strtol(argv[3], NULL, 10)) < 0) {
+		fprintf(stderr, "usage: cfsim populate DIR N KB\n");
+		return 2;
+	}
+	for (long i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct timespec ts[2];
+		int fd;
+
+		if (snprintf(path, sizeof(path), "%s/@%02lx", argv[1], i % 4) >= (int)sizeof(path))
+			return 1;
+		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+			fprintf(stderr, "cfsim: %s: mkdir: %s\n", path, strerror(errno));
+			return 1;
+		}
+		if (snprintf(path, sizeof(path), "%s/@%02lx/D%ld", argv[1], i % 4, i) >= (int)sizeof(path))
+			return 1;
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			fprintf(stderr, "cfsim: %s: open: %s\n", path, strerror(errno));
+			return 1;
+		}
+		for (long j = 0; j < kb; j++)
+			if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block)) {
+				fprintf(stderr, "cfsim: %s: write: %s\n", path, strerror(errno));
+				close(fd);
+				return 1;
+			}
+		ts[0].tv_sec = base + i * 60;
+		ts[0].tv_nsec = 0;
+		ts[1].tv_nsec = UTIME_OMIT;
+		ts[1].tv_sec = 0;
+		if (futimens(fd, ts) < 0)
+			fprintf(stderr, "cfsim: %s: futimens: %s\n", path, strerror(errno));
+		close(fd);
+	}
 	return 0;
 }

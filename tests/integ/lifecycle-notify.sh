@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# systemd notification: READY=1 right after bind, before any scan or cull,
+# even when the cache needs culling from the start; STATUS= lines a person
+# can read (tag, free space against the limits, idle or culling).
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/integ/lib-sim.sh"
+
+sim_setup
+sim_start
+notify_start -t
+sim_config
+if [ "$SIM_TMPFS" = 1 ]; then
+	sim_populate 400 4
+	sim_fill_to 5	# below bcull 7%: the kernel asks for culling at bind
+fi
+daemon_start
+sim_wait_bound 5 || not_ok "binds"
+wait_for 5 grep -q ' READY=1$' "$NOTIFY_OUT"
+check_grep "READY=1 arrives" ' READY=1$' "$NOTIFY_OUT"
+
+# stamp FILE PATTERN: the monotonic time of the first line matching PATTERN.
+stamp() { grep -E -m1 -- "$2" "$1" | cut -d' ' -f1; }
+# before A B: time A is not later than time B (both "s.ms").
+before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+
+ready=$(stamp "$NOTIFY_OUT" ' READY=1$')
+bind=$(stamp "$SIM_LOG" 'write "bind" .* -> 0')
+check "READY=1 comes after the bind" before "$bind" "$ready"
+if [ "$SIM_TMPFS" = 1 ]; then
+	wait_for 10 grep -Eq '^[0-9.]+ (cull|inuse) ' "$SIM_LOG"
+	first=$(stamp "$SIM_LOG" '^[0-9.]+ (cull|inuse) ')
+	if [ -z "$first" ]; then
+		not_ok "READY=1 comes before the first cull"
+		note "the daemon sent no cull or inuse within 10 s although the kernel asked"
+	else
+		check "READY=1 comes before the first cull" before "$ready" "$first"
+	fi
+	scan=$(stamp "$DAEMON_LOG" 'scan')
+	check_grep "the cache was culled after READY=1" '^[0-9.]+ cull .* -> 0$' "$SIM_LOG"
+else
+	skip "READY=1 comes before the first cull" "no tmpfs"
+	skip "the cache was culled after READY=1" "no tmpfs"
+fi
+n=$(grep -c ' READY=1$' "$NOTIFY_OUT")
+check_eq "READY=1 is sent once" 1 "$n"
+check_grep "STATUS= names the cache" '^[0-9.]+ STATUS=.*simtest' "$NOTIFY_OUT"
+check_grep "STATUS= gives free space against the limits" '^[0-9.]+ STATUS=.*[0-9]+(\.[0-9]+)?%' "$NOTIFY_OUT"
+check_grep "STATUS= says idle or culling" '^[0-9.]+ STATUS=.*(idle|culling)' "$NOTIFY_OUT"
+daemon_signal TERM
+daemon_wait_exit 5
+check_eq "exit 0" 0 "$DAEMON_STATUS"
+check_grep "STOPPING=1 at exit" ' STOPPING=1$' "$NOTIFY_OUT"
+check "STOPPING=1 is the last message" sh -c "tail -1 '$NOTIFY_OUT' | grep -q ' STOPPING=1$'"
+check_no_grep "no violation" VIOLATION "$SIM_LOG"
+tap_done
