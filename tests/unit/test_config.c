@@ -364,6 +364,43 @@ test_nul_byte(void **state)
 	assert_false(config_given(&cfg, "tag"));
 }
 
+/* The parser reads len bytes and no more (ASan checks the exact buffer). */
+static void
+test_unterminated_buffer(void **state)
+{
+	static const char text[] = "dir /c\nbrun 12%";
+	char *buf = malloc(sizeof(text) - 1);
+	struct config cfg;
+
+	(void)state;
+	assert_non_null(buf);
+	memcpy(buf, text, sizeof(text) - 1);
+	nerrs = 0;
+	assert_int_equal(config_parse_buffer(&cfg, "t.conf", buf, sizeof(text) - 1,
+					     collect, NULL), 0);
+	assert_int_equal(cfg.limit[LIM_BRUN], 12);
+	/* Cut in the middle of the number: "brun 1" is not a percentage. */
+	assert_int_equal(config_parse_buffer(&cfg, "t.conf", buf, sizeof(text) - 3,
+					     collect, NULL), 1);
+	assert_string_equal(errs[0], "t.conf:2: brun: '1' is not a percentage: a "
+			    "whole number followed by %");
+	free(buf);
+}
+
+/* Quoted values are cut at 48 bytes, so one bad line cannot flood the log. */
+static void
+test_long_value_quoted(void **state)
+{
+	char text[200], want[200];
+
+	(void)state;
+	snprintf(text, sizeof(text), "dir /c\n%s\n",
+		 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0123456789");
+	snprintf(want, sizeof(want), "t.conf:2: unknown directive '%s...'",
+		 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuv");
+	expect_error(text, want);
+}
+
 static void
 test_lengths(void **state)
 {
@@ -684,27 +721,38 @@ test_table(void **state)
 	assert_null(config_directive_args(n));
 }
 
-/*
- * The kernel's check of one limit command against the values in force
- * (kernel-interface.md 2.3).  lim[0..2] = run, cull, stop of one group.
- */
+/* One limit command, decoded: group 0 blocks / 1 files, which 0 run 1 cull 2 stop. */
+struct limit_cmd {
+	int group, which;
+	unsigned value;
+};
+
 static int
-kernel_limit(unsigned lim[2][3], const char *cmd)
+decode_limit(const char *cmd, struct limit_cmd *lc)
 {
 	static const char *const names[3] = { "run", "cull", "stop" };
-	unsigned n, *l;
-	char what[8];
-	int g, i;
+	char what[8], pct;
+	int i;
 
-	if (sscanf(cmd, "%7[a-z] %u%%", what, &n) != 2)
+	if (sscanf(cmd, "%7[a-z] %u%c", what, &lc->value, &pct) != 3 || pct != '%')
 		return -1;
-	g = what[0] == 'b' ? 0 : what[0] == 'f' ? 1 : -1;
-	if (g < 0)
-		return -1;
+	lc->group = what[0] == 'b' ? 0 : what[0] == 'f' ? 1 : -1;
 	for (i = 0; i < 3 && strcmp(what + 1, names[i]) != 0; i++)
 		continue;
-	l = lim[g];
-	switch (i) {
+	lc->which = i;
+	return lc->group < 0 || i == 3 ? -1 : 0;
+}
+
+/*
+ * The kernel's check of one limit command against the values in force
+ * (kernel-interface.md 2.3).  lim[g][0..2] = run, cull, stop of group g.
+ */
+static int
+kernel_limit(unsigned lim[2][3], const struct limit_cmd *lc)
+{
+	unsigned *l = lim[lc->group], n = lc->value;
+
+	switch (lc->which) {
 	case 0:
 		if (!(l[1] < n && n < 100))
 			return -1;
@@ -713,24 +761,32 @@ kernel_limit(unsigned lim[2][3], const char *cmd)
 		if (!(l[2] < n && n < l[0]))
 			return -1;
 		break;
-	case 2:
+	default:
 		if (!(n < l[1]))
 			return -1;
 		break;
-	default:
-		return -1;
 	}
-	l[i] = n;
+	l[lc->which] = n;
 	return 0;
 }
 
 static int
-apply_all(unsigned lim[2][3], char cmds[][CFG_LIMIT_CMD_MAX], int n)
+kernel_limit_text(unsigned lim[2][3], const char *cmd)
+{
+	struct limit_cmd lc;
+
+	if (decode_limit(cmd, &lc) < 0)
+		return -2;
+	return kernel_limit(lim, &lc);
+}
+
+static int
+apply_all(unsigned lim[2][3], const struct limit_cmd *lc, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (kernel_limit(lim, cmds[i]) < 0)
+		if (kernel_limit(lim, &lc[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -744,7 +800,9 @@ test_limit_commands(void **state)
 		{ 99, 98, 0 }, { 3, 2, 1 }, { 60, 50, 40 }, { 10, 7, 3 },
 	};
 	char cmds[CFG_LIMIT_CMDS + 1][CFG_LIMIT_CMD_MAX];
+	struct limit_cmd lc[CFG_LIMIT_CMDS];
 	unsigned lim[2][3];
+	int i;
 	struct config cfg;
 	const unsigned nstarts = sizeof(starts) / sizeof(starts[0]);
 	unsigned r, c, s, k;
@@ -765,10 +823,12 @@ test_limit_commands(void **state)
 		cfg.limit[LIM_FSTOP] = 99 - r;
 		n = config_limit_commands(&cfg, cmds, CFG_LIMIT_CMDS + 1);
 		assert_int_equal(n, CFG_LIMIT_CMDS);
+		for (i = 0; i < n; i++)
+			assert_int_equal(decode_limit(cmds[i], &lc[i]), 0);
 		for (k = 0; k < nstarts; k++) {
 			memcpy(lim[0], starts[k], sizeof(lim[0]));
 			memcpy(lim[1], starts[(k + 3) % nstarts], sizeof(lim[1]));
-			if (apply_all(lim, cmds, n) < 0 ||
+			if (apply_all(lim, lc, n) < 0 ||
 			    lim[0][0] != r || lim[0][1] != c || lim[0][2] != s ||
 			    lim[1][0] != cfg.limit[LIM_FRUN] ||
 			    lim[1][1] != cfg.limit[LIM_FCULL] ||
@@ -786,10 +846,12 @@ test_limit_commands(void **state)
 
 	/* The file's own order would not do: the simulation does refuse. */
 	memcpy(lim[0], starts[0], sizeof(lim[0]));
-	assert_int_equal(kernel_limit(lim, "bcull 10%"), -1);
-	assert_int_equal(kernel_limit(lim, "brun 4%"), -1);
-	assert_int_equal(kernel_limit(lim, "bstop 5%"), -1);
-	assert_int_equal(kernel_limit(lim, "brun 100%"), -1);
+	assert_int_equal(kernel_limit_text(lim, "bcull 10%"), -1);
+	assert_int_equal(kernel_limit_text(lim, "brun 4%"), -1);
+	assert_int_equal(kernel_limit_text(lim, "bstop 5%"), -1);
+	assert_int_equal(kernel_limit_text(lim, "brun 100%"), -1);
+	assert_int_equal(kernel_limit_text(lim, "brun 20%"), 0);
+	assert_int_equal(kernel_limit_text(lim, "bcull 10%"), 0);
 
 	/* The exact sequence, and a short buffer. */
 	expect_ok(&cfg, "dir /c\nbrun 20%\nbcull 10%\nbstop 5%\n");
@@ -816,6 +878,8 @@ main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_error_messages),
 		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_unterminated_buffer),
+		cmocka_unit_test(test_long_value_quoted),
 		cmocka_unit_test(test_lengths),
 		cmocka_unit_test(test_every_duplicate),
 		cmocka_unit_test(test_limit_order),
