@@ -392,7 +392,17 @@ set_text(struct parse *p, unsigned line, const struct directive *d,
 	 const char *arg)
 {
 	char q[SHOW_MAX + 8];
+	const char *c;
 
+	/* They reach the kernel, the log and the -t dump: printable text only. */
+	for (c = arg; *c != '\0'; c++)
+		if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+			break;
+	if (*c != '\0') {
+		error_at(p, line, "%s: control character 0x%02x in '%s'", d->name,
+			 (unsigned char)*c, show(arg, q, sizeof(q)));
+		return -1;
+	}
 	if (d->kind == K_PATH && arg[0] != '/') {
 		error_at(p, line, "%s: '%s' is not an absolute path", d->name,
 			 show(arg, q, sizeof(q)));

@@ -238,6 +238,9 @@ test_layout(void **state)
 	/* No trailing comments: the rest of the line is the value. */
 	expect_ok(&cfg, "dir /c\ntag a # b\n");
 	assert_string_equal(cfg.tag, "a # b");
+	/* A tab inside a value is kept. */
+	expect_ok(&cfg, "dir /c\ntag a\tb\n");
+	assert_string_equal(cfg.tag, "a\tb");
 	/* Empty buffers and a lone newline parse, and only lack dir. */
 	assert_int_equal(parse(&cfg, ""), 1);
 	assert_int_equal(parse(&cfg, "\n"), 1);
@@ -266,6 +269,11 @@ test_error_messages(void **state)
 		{ "dir /c\nresume_thresholds\n", "t.conf:2: 'resume_thresholds' needs "
 		  "an argument: resume_thresholds BLOCKS|- FILES|-" },
 		{ "dir var/cache\n", "t.conf:1: dir: 'var/cache' is not an absolute path" },
+		{ "dir /a\rb\n", "t.conf:1: dir: control character 0x0d in '/a?b'" },
+		{ "dir /c\ntag a\x1b[0m\n", "t.conf:2: tag: control character 0x1b in "
+		  "'a?[0m'" },
+		{ "dir /c\nsecctx x\x7f\n", "t.conf:2: secctx: control character 0x7f "
+		  "in 'x?'" },
 		{ "dir /c\nbrun 10\n", "t.conf:2: brun: '10' is not a percentage: a "
 		  "whole number followed by %" },
 		{ "dir /c\nbcull %\n", "t.conf:2: bcull: '%' is not a percentage: a "
