@@ -29,6 +29,7 @@ struct simopts {
 	int fail_bind;		/* errno every bind fails with after its checks, 0 = none */
 	unsigned busy_ms;	/* opens fail EBUSY for this long after start */
 	unsigned withdraw_ms;	/* ... and for this long after each close */
+	unsigned cull_delay_ms;	/* each cull takes this long (a slow kernel) */
 };
 extern struct simopts simopt;
 

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -32,7 +33,7 @@
 enum { LSET_F, LSET_B, LSET_COUNT };
 enum { L_RUN, L_CULL, L_STOP, L_COUNT };
 
-#define BUSY_MAX 4096
+#define BUSY_MAX 65536
 
 /* The state of one open of the device; cleared at open and close. */
 static struct {
@@ -553,6 +554,8 @@ cmd_cull_inuse(const char *args, pid_t pid, int cull)
 		close(cwdfd);
 		return 0;
 	}
+	if (simopt.cull_delay_ms)
+		usleep(simopt.cull_delay_ms * 1000);	/* a slow kernel, for sampling */
 	if (!inside_cache(cwd)) {
 		/* refused on purpose: see the comment at the top */
 		g.cull_failed++;
@@ -707,40 +710,74 @@ find_busy(const struct stat *st)
 	return -1;
 }
 
+/* Mark, unmark or release one object; returns 0, or -1 when the table is full. */
 static int
-ctl_busy(const char *verb, const char *arg, char *rep, size_t sz)
+apply_busy(const char *verb, const char *path, const struct stat *st)
 {
-	char path[PATH_MAX];
-	struct stat st;
-	int i;
+	int i = find_busy(st);
 
-	if (ctl_path(arg, path, sizeof(path)) < 0)
-		return reply(rep, sz, -1, "error %s: relative path and no cache bound yet", arg);
-	if (lstat(path, &st) < 0)
-		return reply(rep, sz, -1, "error %s: %s", path, strerror(errno));
-	i = find_busy(&st);
 	if (strcmp(verb, "busy") == 0) {
 		if (i < 0 && g.nbusy == BUSY_MAX)
-			return reply(rep, sz, -1, "error too many busy objects");
+			return -1;
 		if (i < 0) {
-			g.busy[g.nbusy].dev = st.st_dev;
-			g.busy[g.nbusy].ino = st.st_ino;
+			g.busy[g.nbusy].dev = st->st_dev;
+			g.busy[g.nbusy].ino = st->st_ino;
 			g.nbusy++;
 		}
 		sim_log("ctl: busy %s", path);
-		return reply(rep, sz, 0, "ok busy %s", path);
+		return 0;
 	}
 	if (i >= 0)
 		g.busy[i] = g.busy[--g.nbusy];
 	if (strcmp(verb, "release") == 0) {
-		if (!d.bound)
-			return reply(rep, sz, -1, "error not bound");
 		d.freleased++;
-		d.breleased += (uint64_t)st.st_blocks;
+		d.breleased += (uint64_t)st->st_blocks;
 		if (!simopt.old_kernel)
 			state_changed();
 	}
-	sim_log("ctl: %s %s (%lld blocks)", verb, path, (long long)st.st_blocks);
+	sim_log("ctl: %s %s (%lld blocks)", verb, path, (long long)st->st_blocks);
+	return 0;
+}
+
+static const char *tree_verb;
+static int tree_count;
+
+static int
+tree_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	if (apply_busy(tree_verb, path, st) < 0)
+		return 1;
+	tree_count++;
+	return 0;
+}
+
+/* busy|unbusy|release PATH, or the same with -tree for every file below PATH. */
+static int
+ctl_busy(const char *verb, const char *arg, char *rep, size_t sz)
+{
+	char path[PATH_MAX], base[16];
+	size_t n = strcspn(verb, "-");
+	struct stat st;
+
+	snprintf(base, sizeof(base), "%.*s", (int)n, verb);
+	if (ctl_path(arg, path, sizeof(path)) < 0)
+		return reply(rep, sz, -1, "error %s: relative path and no cache bound yet", arg);
+	if (strcmp(base, "release") == 0 && !d.bound)
+		return reply(rep, sz, -1, "error not bound");
+	if (verb[n] == '-') {
+		tree_verb = base;
+		tree_count = 0;
+		if (nftw(path, tree_one, 16, FTW_PHYS) != 0)
+			return reply(rep, sz, -1, "error %s: walk failed or busy table full", path);
+		return reply(rep, sz, 0, "ok %s %d objects", verb, tree_count);
+	}
+	if (lstat(path, &st) < 0)
+		return reply(rep, sz, -1, "error %s: %s", path, strerror(errno));
+	if (apply_busy(base, path, &st) < 0)
+		return reply(rep, sz, -1, "error too many busy objects");
 	return reply(rep, sz, 0, "ok %s %s", verb, path);
 }
 
@@ -793,7 +830,8 @@ dev_control(const char *req, char *rep, size_t sz)
 	verb[n] = '\0';
 	arg = req + n + strspn(req + n, " ");
 	if (strcmp(verb, "busy") == 0 || strcmp(verb, "unbusy") == 0 ||
-	    strcmp(verb, "release") == 0) {
+	    strcmp(verb, "release") == 0 || strcmp(verb, "busy-tree") == 0 ||
+	    strcmp(verb, "unbusy-tree") == 0 || strcmp(verb, "release-tree") == 0) {
 		if (*arg == '\0')
 			return reply(rep, sz, -1, "error usage: %s PATH", verb);
 		return ctl_busy(verb, arg, rep, sz);

@@ -308,6 +308,8 @@ parse_args(int argc, char **argv, const char **sock, const char **ctl)
 			simopt.busy_ms = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (next != NULL && strcmp(a, "--withdraw-ms") == 0)
 			simopt.withdraw_ms = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (next != NULL && strcmp(a, "--cull-delay-ms") == 0)
+			simopt.cull_delay_ms = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (a[0] != '-' && *sock == NULL)
 			*sock = a;
 		else {
