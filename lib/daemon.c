@@ -640,16 +640,12 @@ cleanup(struct daemon *d)
 		close(d->report_fd);
 }
 
-/*
- * The pidfile: -p, or the default when detaching; none with -n unless -p
- * named another file (options leave the default in place when -p is absent).
- */
+/* The pidfile: -p, or the default when detaching; none with -n unless -p. */
 static const char *
 pidfile_path(const struct options *opt)
 {
-	if (opt->foreground)
-		return opt->pidfile != NULL && strcmp(opt->pidfile, DEFAULT_PIDFILE) != 0 ?
-		    opt->pidfile : NULL;
+	if (opt->foreground && !opt->pidfile_set)
+		return NULL;
 	return opt->pidfile != NULL ? opt->pidfile : DEFAULT_PIDFILE;
 }
 

@@ -9,23 +9,64 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Does scanning need to bypass file modes: is the tree someone else's? */
+#define OWNER_CHECK_MAX 4096	/* top-level entries looked at for foreign owners */
+
+/*
+ * Does any directory at the top of fd belong to someone else?  Files do not
+ * matter (stat and unlink need rights on the parent only), and the kernel
+ * creates a volume's fan-out directories together with the volume, so the
+ * top level tells whether the walk below would meet a directory it cannot
+ * enter: one left from a time when the cache root had another owner.
+ */
+static int
+foreign_dirs(int fd, uid_t me)
+{
+	struct dirent *de;
+	struct stat sb;
+	int dfd, n = 0, found = 0;
+	DIR *d;
+
+	if ((dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 1;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 1;
+	}
+	while (!found && n++ < OWNER_CHECK_MAX && (de = readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(sb.st_mode) && sb.st_uid != me)
+			found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Does scanning need to bypass file modes: is any of the tree someone else's? */
 static int
 need_dac(int cachefd, int gravefd)
 {
-	struct stat a, b;
+	struct stat a, b, r;
 	uid_t me = geteuid();
 
-	if (fstat(cachefd, &a) == -1 || fstat(gravefd, &b) == -1) {
+	if (fstat(cachefd, &a) == -1 || fstat(gravefd, &b) == -1 ||
+	    fstatat(cachefd, "..", &r, AT_SYMLINK_NOFOLLOW) == -1) {
 		log_warn("cache directory: fstat");
 		return 1;
 	}
-	return a.st_uid != me || b.st_uid != me;
+	if (a.st_uid != me || b.st_uid != me || r.st_uid != me)
+		return 1;
+	return foreign_dirs(cachefd, me) || foreign_dirs(gravefd, me);
 }
 
 /* Shrink the bounding set to keep[]; needs CAP_SETPCAP, so it may be refused. */
@@ -81,7 +122,7 @@ log_kept(const cap_value_t *keep, int nkeep, int dac)
 		cap_free(name);
 	}
 	log_info("capabilities kept: %s%s", nkeep ? buf : "none",
-		 dac ? " (the cache tree belongs to another user)" : "");
+		 dac ? " (part of the cache tree belongs to another user)" : "");
 }
 
 int
