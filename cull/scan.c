@@ -625,3 +625,10 @@ scan_bytes_per_cand(void)
 {
 	return sizeof(struct cand);
 }
+
+size_t
+scan_table_bytes(const struct scan_result *r)
+{
+	return r->heap.cap * sizeof(struct cand) + r->dirs_cap * sizeof(struct sdir) +
+	    r->arena_cap + r->vols_cap * sizeof(struct scan_vol) + sizeof(*r);
+}

@@ -87,5 +87,7 @@ int scan_open_dir(const struct scan_result *r, int rootfd, uint32_t dir);
 
 /* Bytes of memory the candidate table uses for each candidate. */
 size_t scan_bytes_per_cand(void);
+/* Bytes the result holds: candidate array, directory table, names, volumes. */
+size_t scan_table_bytes(const struct scan_result *r);
 
 #endif

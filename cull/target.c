@@ -54,14 +54,14 @@ target_candidates(const struct kstate *st, const struct fsfree *f,
 	struct deficit d;
 	uint64_t need, by_blocks = 0, cap, k;
 
-	if (mean_bytes == 0) {
-		/* A cache filesystem holds little else: used bytes / used files. */
-		uint64_t ub = f->blocks > f->bavail ? f->blocks - f->bavail : 0;
-		uint64_t uf = f->files > f->ffree ? f->files - f->ffree : 0;
-		mean_bytes = uf ? (uint64_t)((unsigned __int128)ub * f->bsize / uf) : 0;
-		if (objects == 0)
-			objects = uf;
-	}
+	/* Before the first scan: a cache filesystem holds little else. */
+	uint64_t ub = f->blocks > f->bavail ? f->blocks - f->bavail : 0;
+	uint64_t uf = f->files > f->ffree ? f->files - f->ffree : 0;
+
+	if (mean_bytes == 0 && uf > 0)
+		mean_bytes = (uint64_t)((unsigned __int128)ub * f->bsize / uf);
+	if (objects == 0)
+		objects = uf;
 	if (mean_bytes == 0)
 		mean_bytes = f->bsize ? f->bsize : 4096;
 	target_deficit(st, f, &d);

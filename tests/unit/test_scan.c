@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_scan.c: the walker and the victim resolver over generated trees:
+ * both layouts, planted symlinks (never followed, never candidates),
+ * foreign entries, names no command can carry, deep nesting, parallel
+ * workers, and objects that change between the scan and the cull.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "heap.h"
+#include "scan.h"
+#include "victims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DAY 86400
+
+static char top[64];	/* temp dir: top/cache is the cache, top/outside is not */
+static time_t now;
+
+static void
+mkdirs(const char *rel)
+{
+	char p[PATH_MAX + 128], *s;
+
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	for (s = p + strlen(top) + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	mkdir(p, 0700);
+}
+
+/* Create top/rel (parents too) with size bytes and the given atime; returns its inode. */
+static ino_t
+obj(const char *rel, time_t atime, size_t size)
+{
+	char p[PATH_MAX + 128], dir[PATH_MAX], *slash;
+	struct timespec ts[2];
+	struct stat sb;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", rel);
+	if ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		mkdirs(dir);
+	}
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	if (size)
+		assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	ts[0].tv_sec = atime;
+	ts[0].tv_nsec = 0;
+	ts[1] = ts[0];
+	assert_int_equal(futimens(fd, ts), 0);
+	assert_int_equal(fstat(fd, &sb), 0);
+	close(fd);
+	return sb.st_ino;
+}
+
+static int
+cache_fd(void)
+{
+	char p[PATH_MAX + 128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/cache", top);
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static struct scan_result *
+scan(size_t k, unsigned threads)
+{
+	struct scan_opts o = { .max_candidates = k, .threads = threads };
+	int fd = cache_fd();
+	struct scan_result *r = scan_run(fd, &o, NULL);
+
+	close(fd);
+	assert_non_null(r);
+	return r;
+}
+
+static int
+has_ino(struct scan_result *r, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < scan_ncand(r); i++)
+		if (cand_ino(&scan_cands(r)[i]) == (uint64_t)ino)
+			return 1;
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(top, sizeof(top), "/tmp/test_scan.XXXXXX");
+	if (mkdtemp(top) == NULL)
+		return -1;
+	mkdirs("cache");
+	mkdirs("outside");
+	now = time(NULL);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+test_new_layout(void **state)
+{
+	ino_t ino[60];
+	char rel[PATH_MAX];
+	struct scan_result *r;
+	const struct scan_stats *st;
+	size_t i, v0 = 0;
+
+	(void)state;
+	for (i = 0; i < 60; i++) {
+		snprintf(rel, sizeof(rel), "cache/Ivol%zu/@%02zx/Dobject-%zu", i % 3, i % 7, i);
+		/* Object i was used 60 - i days ago: 0 is the oldest. */
+		ino[i] = obj(rel, now - (time_t)(60 - i) * DAY, 8192);
+	}
+	r = scan(10, 1);
+	st = scan_stats(r);
+	assert_int_equal(st->objects, 60);
+	assert_int_equal(st->unknown, 0);
+	assert_int_equal(scan_ncand(r), 10);
+	for (i = 0; i < 10; i++)
+		assert_true(cand_ino(&scan_cands(r)[i]) == (uint64_t)ino[i]);
+	assert_true(st->hist[60] == 1 && st->hist[1] == 1 && st->hist[0] == 0);
+	assert_int_equal(scan_nvols(r), 3);
+	for (i = 0; i < 3; i++)
+		v0 += scan_vol(r, i)->objects;
+	assert_int_equal(v0, 60);
+	assert_int_equal(scan_vol(r, 0)->objects, 20);
+	assert_true(st->oldest_ns == (uint64_t)(now - 60 * DAY) * 1000000000u);
+	/* The directory table maps back to the path. */
+	assert_int_equal(scan_dir_path(r, scan_cands(r)[0].dir, rel, sizeof(rel)), 0);
+	assert_string_equal(rel, "Ivol0/@00");
+	scan_free(r);
+}
+
+static void
+test_old_layout(void **state)
+{
+	ino_t a, b, c, d;
+	struct scan_result *r;
+
+	(void)state;
+	a = obj("cache/@4a/I03nfs/@30/Jkey1/@75/Eobject1", now - 10 * DAY, 0);
+	b = obj("cache/@4a/I03nfs/@30/Jkey1/@76/Dobject2", now - 9 * DAY, 0);
+	c = obj("cache/@4a/I03nfs/@30/Jkey1/@23/+xyz/+klm/Spqr", now - 8 * DAY, 0);
+	/* A data name outside a fan-out directory is not an object. */
+	d = obj("cache/@4a/I03nfs/Dstray", now - 100 * DAY, 0);
+	r = scan(100, 1);
+	assert_int_equal(scan_stats(r)->objects, 3);
+	assert_true(has_ino(r, a) && has_ino(r, b) && has_ino(r, c));
+	assert_false(has_ino(r, d));
+	assert_int_equal(scan_stats(r)->unknown, 1);
+	assert_true(cand_ino(&scan_cands(r)[0]) == (uint64_t)a);
+	scan_free(r);
+}
+
+static void
+test_symlinks_never_followed(void **state)
+{
+	char p[PATH_MAX + 128], t[PATH_MAX];
+	ino_t in, out1, out2, out3;
+	struct scan_result *r;
+
+	(void)state;
+	in = obj("cache/Iv/@00/Dreal", now - DAY, 0);
+	out1 = obj("outside/Dvictim", now - 900 * DAY, 0);
+	out2 = obj("outside/vol/@00/Dvolvictim", now - 900 * DAY, 0);
+	out3 = obj("outside/fan/Dfanvictim", now - 900 * DAY, 0);
+	snprintf(t, sizeof(t), "%s/outside/Dvictim", top);
+	snprintf(p, sizeof(p), "%s/cache/Iv/@00/Dlink", top);
+	assert_int_equal(symlink(t, p), 0);
+	snprintf(t, sizeof(t), "%s/outside/vol", top);
+	snprintf(p, sizeof(p), "%s/cache/Ilinked", top);
+	assert_int_equal(symlink(t, p), 0);
+	snprintf(t, sizeof(t), "%s/outside/fan", top);
+	snprintf(p, sizeof(p), "%s/cache/Iv/@01", top);
+	assert_int_equal(symlink(t, p), 0);
+	snprintf(p, sizeof(p), "%s/cache/Iv/@02", top);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/cache/Iv/@02/Dfifo", top);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	r = scan(100, 2);
+	assert_int_equal(scan_stats(r)->objects, 1);
+	assert_true(has_ino(r, in));
+	assert_false(has_ino(r, out1) || has_ino(r, out2) || has_ino(r, out3));
+	assert_int_equal(scan_stats(r)->unknown, 4);
+	assert_true(scan_stats(r)->nsamples == 4);
+	scan_free(r);
+}
+
+static void
+test_unsendable_and_foreign(void **state)
+{
+	ino_t bad, foreign, good;
+	struct scan_result *r;
+
+	(void)state;
+	good = obj("cache/Iv/@00/Dgood", now - DAY, 0);
+	bad = obj("cache/Iv/@00/Dnew\nline", now - 50 * DAY, 0);
+	foreign = obj("cache/Iv/@00/Xforeign", now - 50 * DAY, 0);
+	mkdirs("cache/Iv/@00/Ddirectory");
+	mkdirs("cache/Iv/@00/@nested");	/* a fan-out name inside a fan-out: entered */
+	obj("cache/Ifile-named-like-a-volume", now, 0);
+	r = scan(100, 1);
+	assert_true(has_ino(r, good));
+	assert_false(has_ino(r, bad) || has_ino(r, foreign));
+	assert_int_equal(scan_stats(r)->unsendable, 1);
+	assert_int_equal(scan_stats(r)->unknown, 3);
+	scan_free(r);
+}
+
+static void
+test_deep_nesting_bounded(void **state)
+{
+	char rel[PATH_MAX] = "cache/Iv";
+	struct scan_result *r;
+	ino_t shallow, deep;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 40; i++)
+		strcat(rel, "/@a");
+	strcat(rel, "/Ddeep");
+	deep = obj(rel, now - 90 * DAY, 0);
+	shallow = obj("cache/Iv/@a/Dshallow", now - DAY, 0);
+	r = scan(100, 3);
+	assert_true(has_ino(r, shallow));
+	assert_false(has_ino(r, deep));
+	assert_true(scan_stats(r)->too_deep >= 1);
+	scan_free(r);
+}
+
+static void
+test_threads_agree(void **state)
+{
+	struct scan_result *r1, *r4;
+	char rel[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv%zu/@%02zx/E0object-with-a-longer-name-%zu",
+			 i % 2, i % 256, i);
+		/* Ties on purpose: 1/3 share an atime. */
+		obj(rel, now - (time_t)((i * 7919) % 1000) * 60 - (i % 3 ? 0 : 3), 4096);
+	}
+	r1 = scan(500, 1);
+	r4 = scan(500, 4);
+	assert_int_equal(scan_stats(r1)->objects, 3000);
+	assert_int_equal(scan_stats(r4)->objects, 3000);
+	assert_int_equal(scan_ncand(r1), 500);
+	assert_int_equal(scan_ncand(r4), 500);
+	for (i = 0; i < 500; i++) {
+		assert_true(cand_atime(&scan_cands(r1)[i]) == cand_atime(&scan_cands(r4)[i]));
+		assert_true(cand_ino(&scan_cands(r1)[i]) == cand_ino(&scan_cands(r4)[i]));
+		if (i > 0)
+			assert_true(cand_cmp(&scan_cands(r1)[i - 1], &scan_cands(r1)[i]) < 0);
+	}
+	assert_int_equal(scan_stats(r1)->bytes, scan_stats(r4)->bytes);
+	scan_free(r1);
+	scan_free(r4);
+}
+
+static void
+test_cancel(void **state)
+{
+	static const volatile int stop = 1;
+	struct scan_opts o = { .max_candidates = 10, .threads = 2, .cancel = &stop };
+	struct scan_result *r;
+	int fd;
+
+	(void)state;
+	obj("cache/Iv/@00/Dx", now, 0);
+	fd = cache_fd();
+	r = scan_run(fd, &o, NULL);
+	close(fd);
+	assert_non_null(r);
+	assert_true(scan_stats(r)->cancelled);
+	assert_int_equal(scan_stats(r)->objects, 0);
+	scan_free(r);
+}
+
+static void
+set_atime(const char *rel, time_t t)
+{
+	char p[PATH_MAX + 128];
+	struct timespec ts[2] = { { t, 0 }, { 0, UTIME_OMIT } };
+
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static void
+rm(const char *rel)
+{
+	char p[PATH_MAX + 128];
+
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	assert_int_equal(unlink(p), 0);
+}
+
+static void
+test_victims(void **state)
+{
+	char rel[PATH_MAX], p[PATH_MAX + 128];
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	int fd, i, got[20], n = 0;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/Dvictim-%02d-%s", i % 4, i,
+			 "padding-to-an-nfs-like-length-of-sixty-chars");
+		obj(rel, now - (time_t)(100 - i) * DAY, 4096);
+	}
+	r = scan(100, 1);
+	/* Between the scan and the cull: 1 used, 2 gone, 3 replaced, @03 swapped for a symlink. */
+	snprintf(rel, sizeof(rel), "cache/Iv/@01/Dvictim-01-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
+	set_atime(rel, now);
+	snprintf(rel, sizeof(rel), "cache/Iv/@02/Dvictim-02-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
+	rm(rel);
+	snprintf(rel, sizeof(rel), "cache/Iv/@00/Dvictim-04-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
+	rm(rel);
+	obj(rel, now - 96 * DAY, 4096);
+	snprintf(p, sizeof(p), "%s/cache/Iv/@03", top);
+	snprintf(rel, sizeof(rel), "%s/cache/Iv/@03.moved", top);
+	assert_int_equal(rename(p, rel), 0);
+	snprintf(rel, sizeof(rel), "%s/outside", top);
+	assert_int_equal(symlink(rel, p), 0);
+
+	fd = cache_fd();
+	vs = victims_new(r, fd);
+	while (victims_next(vs, &v)) {
+		struct stat sb;
+		assert_true(n < 20);
+		assert_int_equal(sscanf(v.name, "Dvictim-%d-", &got[n]), 1);
+		/* The descriptor is the object's directory: the name resolves there. */
+		assert_int_equal(fstatat(v.dirfd, v.name, &sb, AT_SYMLINK_NOFOLLOW), 0);
+		assert_true((uint64_t)sb.st_ino == v.ino);
+		if (got[n] == 5)
+			victims_keep(vs);
+		if (got[n] == 6) {
+			victims_unget(vs);
+			assert_int_equal(victims_next(vs, &v), 1);
+			assert_int_equal(sscanf(v.name, "Dvictim-%d-", &got[n]), 1);
+			assert_int_equal(got[n], 6);
+		}
+		n++;
+	}
+	/* Oldest first; 1 moved, 2 vanished, 4 replaced, 3/7/11/15/19 behind a symlink. */
+	{
+		static const int want[] = { 0, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18 };
+		assert_int_equal(n, (int)(sizeof(want) / sizeof(want[0])));
+		for (i = 0; i < n; i++)
+			assert_int_equal(got[i], want[i]);
+	}
+	/* A replaced object is another inode: its old inode is simply gone. */
+	assert_int_equal(victims_stats(vs)->moved, 1);
+	assert_int_equal(victims_stats(vs)->vanished, 7);
+	/* The kept one comes back in a retry pass. */
+	assert_int_equal(victims_retry(vs), 1);
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_int_equal(sscanf(v.name, "Dvictim-%d-", &got[0]), 1);
+	assert_int_equal(got[0], 5);
+	assert_int_equal(victims_next(vs, &v), 0);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+}
+
+static void
+test_victims_many_dirs(void **state)
+{
+	char rel[PATH_MAX];
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	uint64_t last = 0;
+	int fd, i, n = 0;
+
+	(void)state;
+	/* More candidates than one directory read would give, in every @xx. */
+	for (i = 0; i < 2000; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/E0key-%d", (i * 37) % 256, i);
+		obj(rel, now - 2000 + i, 0);
+	}
+	r = scan(5000, 2);
+	assert_int_equal(scan_ncand(r), 2000);
+	fd = cache_fd();
+	vs = victims_new(r, fd);
+	while (victims_next(vs, &v)) {
+		assert_true(v.atime_ns > last);
+		last = v.atime_ns;
+		n++;
+	}
+	assert_int_equal(n, 2000);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_new_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlinks_never_followed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsendable_and_foreign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deep_nesting_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_agree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

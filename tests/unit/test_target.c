@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_target.c: deficit arithmetic and the size of the candidate table.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "heap.h"
+#include "kernel.h"
+#include "target.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+static struct kstate
+limits(uint64_t brun, uint64_t frun)
+{
+	struct kstate st;
+
+	memset(&st, 0, sizeof(st));
+	st.cull = 1;
+	st.brun = brun;
+	st.frun = frun;
+	return st;
+}
+
+static struct fsfree
+fs(uint64_t blocks, uint64_t bavail, uint64_t files, uint64_t ffree)
+{
+	struct fsfree f = { blocks, bavail, files, ffree, 4096 };
+
+	return f;
+}
+
+static void
+test_deficit(void **state)
+{
+	struct kstate st = limits(1000, 500);
+	struct fsfree f = fs(10000, 600, 5000, 450);
+	struct deficit d;
+
+	(void)state;
+	target_deficit(&st, &f, &d);
+	assert_int_equal(d.blocks, 400);
+	assert_int_equal(d.files, 50);
+	assert_false(target_met(&st, &f));
+	/* Both must be met: blocks alone is not enough. */
+	f.bavail = 1000;
+	assert_false(target_met(&st, &f));
+	f.ffree = 500;
+	assert_true(target_met(&st, &f));
+	f.bavail = 999;
+	assert_false(target_met(&st, &f));
+	f.bavail = 5000;
+	f.ffree = 4000;
+	target_deficit(&st, &f, &d);
+	assert_int_equal(d.blocks, 0);
+	assert_int_equal(d.files, 0);
+}
+
+static void
+test_floor(void **state)
+{
+	struct kstate st = limits(100, 100);
+	struct fsfree f = fs(1000000, 900000, 1000000, 900000);
+
+	(void)state;
+	/* Nothing to free: the floor. */
+	assert_int_equal(target_candidates(&st, &f, 1 << 20, 1000, 0), TARGET_FLOOR);
+}
+
+static void
+test_blocks_deficit(void **state)
+{
+	/* 100,000 blocks of 4 KiB short = 400 MiB; objects of 1 MiB: 400 of them. */
+	struct kstate st = limits(200000, 10);
+	struct fsfree f = fs(10000000, 100000, 1000000, 900000);
+	size_t k;
+
+	(void)state;
+	k = target_candidates(&st, &f, 1 << 20, 10000, 0);
+	/* need 401, +25 %, +1 % of 10,000 objects, then the floor */
+	assert_int_equal(k, TARGET_FLOOR);
+	k = target_candidates(&st, &f, 4096, 10000, 0);
+	/* 100,001 objects of 4 KiB: 100,001 + 25,000 + 100 */
+	assert_int_equal(k, 100001 + 25000 + 100);
+}
+
+static void
+test_files_deficit(void **state)
+{
+	struct kstate st = limits(10, 600000);
+	struct fsfree f = fs(10000000, 9000000, 1000000, 100000);
+
+	(void)state;
+	/* 500,000 files short dominate a small block deficit. */
+	assert_int_equal(target_candidates(&st, &f, 1 << 20, 0, 0),
+			 500000 + 125000 + 9000);
+}
+
+static void
+test_memory_cap(void **state)
+{
+	struct kstate st = limits(10, 600000);
+	struct fsfree f = fs(10000000, 9000000, 1000000, 100000);
+
+	(void)state;
+	assert_int_equal(target_candidates(&st, &f, 1 << 20, 0, 1 << 20),
+			 (1 << 20) / sizeof(struct cand));
+	/* A cap below the floor wins: memory is the harder limit. */
+	assert_int_equal(target_candidates(&st, &f, 1 << 20, 0, 1000),
+			 1000 / sizeof(struct cand));
+}
+
+static void
+test_mean_from_usage(void **state)
+{
+	/* Used: 1,000,000 blocks over 1,000 files = 1,000 blocks a file. */
+	struct kstate st = limits(1100000, 10);
+	struct fsfree f = fs(2000000, 1000000, 100000, 99000);
+
+	(void)state;
+	/* 100,000 blocks short / 1,000 blocks per object = 101 (rounded up). */
+	assert_int_equal(target_candidates(&st, &f, 0, 0, 0), TARGET_FLOOR);
+	st.brun = 1000000 + 5000 * 1000;
+	f.blocks = 100000000;
+	f.bavail = f.blocks - 1000000;
+	st.brun = f.bavail + 10000000;
+	/* 10,000,000 blocks short / 1,000 per object = 10,001, +2,500, +10 */
+	assert_int_equal(target_candidates(&st, &f, 0, 0, 0), 10001 + 2500 + 10);
+}
+
+static void
+test_no_overflow(void **state)
+{
+	struct kstate st = limits(UINT64_MAX, UINT64_MAX);
+	struct fsfree f = fs(UINT64_MAX, 0, UINT64_MAX, 0);
+
+	(void)state;
+	f.bsize = UINT64_MAX / 2;
+	assert_int_equal(target_candidates(&st, &f, 1, UINT64_MAX, 64ull << 20),
+			 (64ull << 20) / sizeof(struct cand));
+}
+
+static void
+test_fsfree(void **state)
+{
+	struct fsfree f;
+	struct statvfs sv;
+	int fd = open("/", O_RDONLY | O_DIRECTORY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(target_fsfree(fd, &f), 0);
+	assert_int_equal(fstatvfs(fd, &sv), 0);
+	assert_true(f.blocks == sv.f_blocks);
+	assert_true(f.files == sv.f_files);
+	assert_true(f.bsize > 0);
+	close(fd);
+	assert_int_equal(target_fsfree(-1, &f), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deficit),
+		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_blocks_deficit),
+		cmocka_unit_test(test_files_deficit),
+		cmocka_unit_test(test_memory_cap),
+		cmocka_unit_test(test_mean_from_usage),
+		cmocka_unit_test(test_no_overflow),
+		cmocka_unit_test(test_fsfree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
