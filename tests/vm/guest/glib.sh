@@ -6,6 +6,10 @@ CFSIM=/usr/bin/cfsim
 FS=/fs
 DATA=/data
 FAILED=0
+# Seconds the daemon may take, once the kernel asks for culling and cullable
+# objects exist, to bring free space back to brun (the work itself takes
+# about a second under TCG).
+CULL_LATENCY=20
 
 up() { cut -d' ' -f1 /proc/uptime; }
 log() { echo "[$(up)] $*" >&2; }
@@ -37,6 +41,9 @@ remember_pid() { echo "$1" >> /tmp/pids; }
 # Kernel log counters: caches registered and unregistered so far.
 nreg() { dmesg | grep -c 'CacheFiles: File cache on .* registered'; }
 nunreg() { dmesg | grep -c 'CacheFiles: File cache on .* unregistering'; }
+# For wait_until, which needs the count taken at each try.
+reg_above() { [ "$(nreg)" -gt "$1" ]; }
+unreg_above() { [ "$(nunreg)" -gt "$1" ]; }
 # dmesg_since N: kernel lines after the first N lines.
 dmesg_lines() { dmesg | wc -l; }
 dmesg_since() { dmesg | tail -n "+$(($1 + 1))"; }
@@ -47,12 +54,18 @@ conf_limits() {
 }
 
 # cfd_start CONF LOG [NOTIFY_SOCKET]: start the daemon in the foreground
-# mode, logging to stderr; sets CFD_PID.
+# mode, logging to stderr; sets CFD_PID.  Its lines reach LOG stamped with
+# the guest's uptime, so that they line up with the scenario's own log.
 cfd_start() {
+	fifo=/tmp/cfd-log.$$.$(date +%s%N)
+	mkfifo "$fifo"
+	awk '{ getline u < "/proc/uptime"; close("/proc/uptime"); split(u, a, " ")
+	       print "[" a[1] "] " $0; fflush() }' < "$fifo" >> "$2" &
+	remember_pid $!
 	if [ -n "${3:-}" ]; then
-		NOTIFY_SOCKET=$3 "$CFD" -n -s -f "$1" >> "$2" 2>&1 &
+		NOTIFY_SOCKET=$3 "$CFD" -n -s -f "$1" > "$fifo" 2>&1 &
 	else
-		"$CFD" -n -s -f "$1" >> "$2" 2>&1 &
+		"$CFD" -n -s -f "$1" > "$fifo" 2>&1 &
 	fi
 	CFD_PID=$!
 	remember_pid "$CFD_PID"
@@ -63,7 +76,7 @@ alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2
 cfd_bind() {
 	r0=$(nreg)
 	cfd_start "$@"
-	if wait_until 30 test "$(nreg)" -gt "$r0"; then
+	if wait_until 30 reg_above "$r0"; then
 		log "bound: $(dmesg | grep 'registered' | tail -1)"
 		return 0
 	fi

@@ -27,8 +27,11 @@ if ! cfd_bind /tmp/cull.conf "$LOG" || ! share_mount; then
 fi
 
 # Graveyard: what was there before the start, and what appears while running.
-mkdir -p "$DIR/graveyard/planted-live/a/b"
-echo x > "$DIR/graveyard/planted-live/a/b/file"
+# Built next to the graveyard and renamed in, as the kernel does.
+mkdir -p "$DIR/planted-live/a/b"
+echo x > "$DIR/planted-live/a/b/file"
+mv "$DIR/planted-live" "$DIR/graveyard/planted-live"
+[ -d "$DIR/graveyard/planted-live" ] || [ ! -d "$DIR/planted-live" ] || log "rename into the graveyard failed"
 graveyard_empty() { [ -z "$(ls -A "$DIR/graveyard")" ]; }
 wait_until 30 graveyard_empty
 gy_empty=$?
@@ -69,12 +72,18 @@ objects "$DIR" > /tmp/after
 n_after=$(wc -l < /tmp/after)
 log "free: $pct_filled% after filling, $(fs_pct)% now (brun $brun blocks, bavail $(fs_bavail)); objects $n_before -> $n_after in $(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}') s"
 
-if [ "$n_before" -eq 24 ] && [ $reached -eq 0 ] && [ "$n_after" -lt "$n_before" ]; then
+# Culling takes well under a second of work here; the kernel asked for it
+# when the trigger file was read.  A daemon that leaves the disk near bstop
+# for long lets the kernel stop caching, so the wait is bounded.
+took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')
+if [ "$n_before" -eq 24 ] && [ $reached -eq 0 ] && [ "$took" -le "$CULL_LATENCY" ] &&
+   [ "$n_after" -lt "$n_before" ]; then
 	ok "culling brings free space back to brun"
 	diag "$pct_filled% free after filling, $(fs_pct)% after culling, $((n_before - n_after)) of $n_before objects culled in $(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}') s"
 else
 	not_ok "culling brings free space back to brun"
 	diag "$n_before objects (24 expected), $pct_filled% free after filling, $(fs_pct)% now, brun is $brun blocks, $n_after objects left"
+	diag "brun reached: $([ $reached -eq 0 ] && echo "after $took s (limit $CULL_LATENCY s)" || echo "no, within 90 s")"
 	diag_file "$LOG" 25
 fi
 

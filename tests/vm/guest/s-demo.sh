@@ -5,6 +5,8 @@
 # space and object counts.  The summary also goes to /out/summary.txt.
 . /vm/glib.sh
 exec > /dev/console 2>&1
+# the helpers' narration is for test logs; here it would only add noise
+log() { echo "[$(up)] $*" >> /out/demo-steps.log; }
 DIR=$FS/demo
 mkdir -p "$DIR"
 step() { echo "step   | $*"; }
@@ -14,9 +16,9 @@ conf_limits "$DIR" demo > /tmp/demo.conf
 
 step "cache disk: $(( $(fs_blocks) * $(fs_bsize) / 1048576 )) MiB ext4; configuration:"
 sed 's/^/step   |     /' /tmp/demo.conf
-tail -f /tmp/daemon.log | sed -u 's/^/daemon | /' &
+tail -f /tmp/daemon.log | awk '{ print "daemon | " $0; fflush() }' &
 remember_pid $!
-tail -f /tmp/notify.txt | sed -u 's/^/notify | /' &
+tail -f /tmp/notify.txt | awk '{ print "notify | " $0; fflush() }' &
 remember_pid $!
 notify_start /tmp/notify.sock /tmp/notify.txt
 step "starting: cachefilesd -n -s -f /tmp/demo.conf (NOTIFY_SOCKET set)"

@@ -67,12 +67,13 @@ drop_caches
 t0=$(up)
 wait_until 60 bavail_at_least "$brun"
 reached=$?
-if [ $reached -eq 0 ] && [ "$(nobjects "$DIR")" -lt 8 ]; then
+took=$(awk -v a="$t0" -v b="$(up)" 'BEGIN { printf "%d", b - a }')
+if [ $reached -eq 0 ] && [ "$took" -le "$CULL_LATENCY" ] && [ "$(nobjects "$DIR")" -lt 8 ]; then
 	ok "released objects are culled back to brun"
 	diag "$(fs_pct)% free after $(awk -v a="$t0" -v b="$(up)" 'BEGIN{print b-a}') s, $(nobjects "$DIR") objects left"
 else
 	not_ok "released objects are culled back to brun"
-	diag "$(fs_pct)% free (brun $brun blocks, bavail $(fs_bavail)), $(nobjects "$DIR") objects left"
+	diag "$(fs_pct)% free (brun $brun blocks, bavail $(fs_bavail)) after $took s (limit $CULL_LATENCY s), $(nobjects "$DIR") objects left"
 	diag_file "$LOG"
 fi
 rm -f "$FS/filler"

@@ -15,7 +15,7 @@ u0=$(nunreg)
 if cfd_bind /tmp/sig.conf "$LOG" && active vmsig; then
 	share_mount && read_files "$DATA/small/00.txt" "$DATA/new/00.bin" && share_umount
 	cfd_stop "$CFD_PID" TERM
-	wait_until 15 test "$(nunreg)" -gt "$u0"
+	wait_until 15 unreg_above "$u0"
 	if [ "$CFD_RC" -eq 0 ] && [ "$(nunreg)" -gt "$u0" ] && ! active vmsig; then
 		ok "SIGTERM: exit status 0 and the kernel unregisters the cache"
 	else
@@ -42,7 +42,7 @@ if cfd_bind /tmp/sig.conf "$LOG" && share_mount; then
 	kill -KILL "$old"
 	cfd_start /tmp/sig.conf "$LOG"
 	wait "$old" 2>/dev/null
-	wait_until 60 test "$(nreg)" -ge $((r0 + 2))
+	wait_until 60 reg_above $((r0 + 1))
 	sleep 1
 	if [ "$(nreg)" -ge $((r0 + 2)) ] && alive "$CFD_PID" && active vmsig; then
 		ok "SIGKILL then restart: the daemon binds again"
