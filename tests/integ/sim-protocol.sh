@@ -357,11 +357,10 @@ sim_start --eperm
 "$CFSIM" client "$SIM_SOCK" </dev/null >"$SIM_TMP/got"
 check_eq "--eperm: open fails with EPERM" "open: EPERM" "$(cat "$SIM_TMP/got")"
 sim_stop
-sim_start --busy-ms 600
+sim_start --busy-ms 3000
 "$CFSIM" client "$SIM_SOCK" </dev/null >"$SIM_TMP/got"
 check_eq "--busy-ms: open fails with EBUSY at first" "open: EBUSY" "$(cat "$SIM_TMP/got")"
-sleep 0.7
-"$CFSIM" client "$SIM_SOCK" </dev/null >"$SIM_TMP/got"
+wait_for 6 sh -c "'$CFSIM' client '$SIM_SOCK' </dev/null >'$SIM_TMP/got'"
 check_eq "--busy-ms: open works afterwards" "open: ok" "$(cat "$SIM_TMP/got")"
 sim_stop
 sim_start --fail-bind EOPNOTSUPP
