@@ -350,8 +350,23 @@ printf 'w dir %s\nw bind\ncd %s/cache\nw cull nothere\nw inuse nothere\n' "$SIM_
 check_eq "--estale: a missing name gives ESTALE" 2 "$(grep -c ': ESTALE$' "$SIM_TMP/got")"
 sim_stop
 sim_start --old-kernel
-printf 'w dir %s\nw bind\nr\n' "$SIM_DIR" | "$CFSIM" client "$SIM_SOCK" >"$SIM_TMP/got"
+: >"$SIM_DIR/cache/Dold"
+printf 'w dir %s\nw bind\nx %s release Dold >/dev/null\nn 200\nr\n' "$SIM_DIR" "$CTL" |
+    "$CFSIM" client "$SIM_SOCK" >"$SIM_TMP/got"
 check_grep "--old-kernel: state line ends at bstop" '^r: cull=0 frun=[0-9a-f]+ fcull=[0-9a-f]+ fstop=[0-9a-f]+ brun=[0-9a-f]+ bcull=[0-9a-f]+ bstop=[0-9a-f]+$' "$SIM_TMP/got"
+check_grep "--old-kernel: a release sends no notice" '^n: no$' "$SIM_TMP/got"
+sim_stop
+sim_start --withdraw-ms 3000
+printf 'r\n' | "$CFSIM" client "$SIM_SOCK" >/dev/null
+"$CFSIM" client "$SIM_SOCK" </dev/null >"$SIM_TMP/got"
+check_eq "--withdraw-ms: an open right after a close gets EBUSY" "open: EBUSY" "$(cat "$SIM_TMP/got")"
+sim_stop
+sim_start
+check "control: a relative path before any bind is an error" sh -c "! $CTL busy Dx >/dev/null"
+check "control: an unknown request is an error" sh -c "! $CTL frobnicate >/dev/null"
+check "control: release needs a bound cache" sh -c "! $CTL release $SIM_DIR/cache/Dold >/dev/null"
+$CTL log hello-mark >/dev/null
+check_grep "control: log writes a mark" 'MARK hello-mark$' "$SIM_LOG"
 sim_stop
 sim_start --eperm
 "$CFSIM" client "$SIM_SOCK" </dev/null >"$SIM_TMP/got"
