@@ -59,7 +59,7 @@ void heap_free(struct heap *h);
 int heap_offer(struct heap *h, const struct cand *c);
 /* Would c be kept?  (Cheap pre-check, no change.) */
 int heap_wants(const struct heap *h, uint64_t atime_ns, uint64_t ino);
-/* Sort the records oldest first; the heap property is lost. */
+/* Sort the records oldest first (any order in, not only a heap). */
 void heap_sort_oldest_first(struct heap *h);
 /* Order used everywhere: atime, then inode number.  <0, 0, >0. */
 int cand_cmp(const struct cand *a, const struct cand *b);

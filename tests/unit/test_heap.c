@@ -72,6 +72,30 @@ test_ties(void **state)
 	check_against_sort(20000, 500, 7);
 }
 
+/* Sorting adversarial orders: ascending, descending, all equal. */
+static void
+test_sort_orders(void **state)
+{
+	struct heap h;
+	struct cand c;
+	size_t i, n = 20000;
+	int pass;
+
+	(void)state;
+	for (pass = 0; pass < 3; pass++) {
+		heap_init(&h, n);
+		for (i = 0; i < n; i++) {
+			uint64_t at = pass == 0 ? i : pass == 1 ? n - i : 42;
+			cand_set(&c, at, pass == 2 ? 7 : i % 13, 0);
+			h.v[h.n++] = c;	/* raw order, not a heap: the sort must not care */
+		}
+		heap_sort_oldest_first(&h);
+		for (i = 1; i < n; i++)
+			assert_true(cand_cmp(&h.v[i - 1], &h.v[i]) <= 0);
+		heap_free(&h);
+	}
+}
+
 static void
 test_cap_zero(void **state)
 {
@@ -125,6 +149,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keeps_oldest),
 		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_sort_orders),
 		cmocka_unit_test(test_cap_zero),
 		cmocka_unit_test(test_wants_matches_offer),
 		cmocka_unit_test(test_record_size),
