@@ -63,7 +63,7 @@ struct daemon {
 
 	struct event_base *base;
 	struct event *ev_dev, *ev_term, *ev_int, *ev_hup;
-	struct event *ev_gy, *ev_gywork, *ev_step, *ev_engfd, *ev_wd;
+	struct event *ev_gy, *ev_gywork, *ev_step, *ev_engfd, *ev_wd, *ev_status;
 };
 
 static void step_engine(struct daemon *d);
@@ -135,8 +135,16 @@ update_status(struct daemon *d, int force)
 	uint64_t now = now_ms();
 	int phase = d->have_st && d->st.cull;
 
-	if (!force && phase == d->phase && now - d->status_ms < STATUS_MIN_MS)
+	if (!force && phase == d->phase && now - d->status_ms < STATUS_MIN_MS) {
+		/* Show the last word once the window ends: one timer, only after activity. */
+		uint64_t wait = STATUS_MIN_MS - (now - d->status_ms);
+		struct timeval tv = { (time_t)(wait / 1000), (long)(wait % 1000) * 1000 };
+
+		if (!evtimer_pending(d->ev_status, NULL))
+			evtimer_add(d->ev_status, &tv);
 		return;
+	}
+	evtimer_del(d->ev_status);
 	if (phase != d->phase && d->phase != -1)
 		log_info("%s", phase ? "the kernel asks for culling" : "culling done: free space is above the run limits");
 	d->phase = phase;
@@ -153,6 +161,14 @@ update_status(struct daemon *d, int force)
 		      percent(sv.f_bavail, sv.f_blocks), lim[LIM_BCULL], lim[LIM_BRUN],
 		      percent(sv.f_ffree, sv.f_files), lim[LIM_FCULL], lim[LIM_FRUN],
 		      phase ? "culling" : "idle", eng);
+}
+
+static void
+on_status(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	update_status(arg, 1);
 }
 
 /* ---- the cull engine ---- */
@@ -243,7 +259,7 @@ step_engine(struct daemon *d)
 	}
 	schedule(d, next, delay);
 	watch_engine_fd(d);
-	update_status(d, next == ENGINE_IDLE);
+	update_status(d, 0);
 }
 
 static void
@@ -575,6 +591,7 @@ setup_loop(struct daemon *d)
 				     on_gy_notify, NULL);
 	d->ev_gywork = add_event(d, -1, 0, on_gy_work, &now);
 	d->ev_step = add_event(d, -1, 0, on_step, NULL);
+	d->ev_status = add_event(d, -1, 0, on_status, NULL);
 	if (wd > 0) {
 		/* Twice per interval, as sd_watchdog_enabled(3) advises. */
 		wdtv.tv_sec = (time_t)(wd / 2 / 1000000);
@@ -605,7 +622,6 @@ start(struct daemon *d)
 	}
 	if (read_state(d) == 0)
 		step_engine(d);
-	update_status(d, 1);
 	return 0;
 }
 
@@ -621,7 +637,7 @@ static void
 cleanup(struct daemon *d)
 {
 	struct event **evs[] = { &d->ev_dev, &d->ev_term, &d->ev_int, &d->ev_hup,
-		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd };
+		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd, &d->ev_status };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(evs); i++)
