@@ -81,7 +81,7 @@ vm_put_program() {
 vm_base_cpio() {
 	kver=$(vm_kver)
 	out=$VM_WORK/base-$kver.cpio
-	[ -s "$out" ] && [ "$out" -nt /bin/busybox ] && return 0
+	[ -s "$out" ] && [ "$out" -nt /bin/busybox ] && [ "$out" -nt "$VM_HERE/vm.sh" ] && return 0
 	md=/lib/modules/$kver
 	r=$VM_WORK/base-root
 	rm -rf "$r"
@@ -179,7 +179,7 @@ vm_accel() {
 		p=$VM_WORK/kvm-probe
 		rm -rf "$p"; mkdir -p "$p/out"
 		echo "noop 10" > "$p/out/plan"
-		if VM_ACCEL=kvm vm_boot "$p" 40 >/dev/null 2>&1 && [ -f "$p/out/done" ]; then
+		if (VM_ACCEL=kvm; vm_boot "$p" 40) >/dev/null 2>&1 && [ -f "$p/out/done" ]; then
 			a=kvm
 		fi
 	fi

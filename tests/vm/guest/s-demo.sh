@@ -25,10 +25,21 @@ step "starting: cachefilesd -n -s -f /tmp/demo.conf (NOTIFY_SOCKET set)"
 cfd_bind /tmp/demo.conf /tmp/daemon.log /tmp/notify.sock &&
 	step "kernel: $(dmesg | grep 'File cache on demo registered' | tail -1 | sed 's/^\[[^]]*\] //')"
 
-# disk line every second: free space, objects, graveyard entries
+# disk line: free space, objects, graveyard entries; printed when they
+# change, and every 5 s anyway so that a stall is visible as one
 monitor() {
+	last= quiet=0
 	while :; do
-		echo "disk   | free $(fs_pct)% ($(fs_bavail) of $(fs_blocks) blocks)  objects $(nobjects "$DIR")  graveyard $(ls -A "$DIR/graveyard" 2>/dev/null | wc -l)"
+		b=$(fs_bavail) t=$(fs_blocks)
+		pct=$(awk -v a="$b" -v t="$t" 'BEGIN { printf "%.2f", a * 100 / t }')
+		awk -v p="$pct" -v l="$(cat /tmp/lowest 2>/dev/null || echo 100)" 'BEGIN { exit !(p < l) }' &&
+			echo "$pct" > /tmp/lowest
+		now="free $pct% ($b of $t blocks)  objects $(nobjects "$DIR")  graveyard $(ls -A "$DIR/graveyard" 2>/dev/null | wc -l)"
+		if [ "$now" != "$last" ] || [ $quiet -ge 5 ]; then
+			echo "disk   | $now"
+			last=$now quiet=0
+		fi
+		quiet=$((quiet + 1))
 		sleep 1
 	done
 }
@@ -46,6 +57,7 @@ drop_caches
 step "drop_caches: the objects are linked into $DIR/cache"
 objects "$DIR" > /tmp/before
 objects_before=$(wc -l < /tmp/before)
+while read -r o; do echo "$(stat -c %x "$o")|$o"; done < /tmp/before | sort > /tmp/atimes
 free_before=$(fs_pct)
 echo "disk   | free $free_before%  objects $objects_before"
 monitor &
@@ -70,6 +82,10 @@ drop_caches
 objects "$DIR" > /tmp/after
 objects_after=$(wc -l < /tmp/after)
 culled=$(grep -cvxFf /tmp/after /tmp/before)
+# oldest first: no survivor is older than a culled object
+oldest=$(awk -F'|' 'NR == FNR { alive[$0] = 1; next }
+	{ if ($2 in alive) { if (!smin || $1 < smin) smin = $1 } else if ($1 > cmax) cmax = $1 }
+	END { print (cmax && (!smin || cmax <= smin)) ? "yes" : "no" }' /tmp/after /tmp/atimes)
 free_after=$(fs_pct)
 share_umount
 step "stopping the daemon with SIGTERM"
@@ -77,9 +93,9 @@ cfd_stop "$CFD_PID" TERM 2>/dev/null
 sleep 0.5
 step "kernel: $(dmesg | grep 'File cache on demo unregistering' | tail -1 | sed 's/^\[[^]]*\] //')"
 {
-	echo "objects culled:           $culled of $objects_before (oldest first); $objects_after left"
+	echo "objects culled:           $culled of $objects_before; oldest first: $oldest; $objects_after left"
 	echo "free before filling:      $free_before%"
-	echo "free after filling:       $free_filled%  (bcull 7%, bstop 3%)"
+	echo "free after filling:       $free_filled%  (bcull 7%, bstop 3%); lowest seen $(cat /tmp/lowest 2>/dev/null)%"
 	echo "free after culling:       $free_after%  (brun 10%)"
 	echo "brun reached:             $reached, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s after culling was asked for"
 	echo "daemon exit status:       $CFD_RC"
