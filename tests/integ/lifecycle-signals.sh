@@ -75,4 +75,23 @@ wait_for 2 grep -q '^STOPPING=1' "$NOTIFY_OUT"
 check_grep "SIGINT: STOPPING=1 sent" '^STOPPING=1$' "$NOTIFY_OUT"
 wait_for 2 sh -c "[ \"\$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^closes=//p')\" = $((closes + 1)) ]"
 check_eq "SIGINT: the device was closed" "0 $((closes + 1))" "$(sim_state connected) $(sim_state closes)"
+
+# SIGKILL: the kernel withdraws the cache (the device is busy meanwhile); a
+# new daemon waits for the withdrawal and binds again.
+sim_stop
+sim_start --withdraw-ms 1500
+daemon_start
+sim_wait_bound 5 || not_ok "binds with a slow withdrawal"
+kill -KILL "$DAEMON_PID"
+daemon_wait_exit 5
+check_eq "SIGKILL: the device was closed by the kernel" 0 "$(sim_state connected)"
+: >"$DAEMON_LOG"
+daemon_start
+if sim_wait_bound 8; then ok "after SIGKILL a new daemon binds once the cache is withdrawn"; else
+	not_ok "after SIGKILL a new daemon binds once the cache is withdrawn"; sed 's/^/#   /' "$DAEMON_LOG" | tail -3; fi
+check_grep "the new daemon met EBUSY and waited" 'busy' "$DAEMON_LOG"
+check "the new daemon's cwd is inside DIR/cache" sim_cwd_inside "$DAEMON_PID"
+daemon_signal TERM
+daemon_wait_exit 5
+check_eq "exit 0" 0 "$DAEMON_STATUS"
 tap_done
