@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_priv.c: the capability drop, run in a child process so that the test
+ * keeps its own privileges: nothing kept for a cache tree we own, the DAC
+ * pair kept when the root, cache, graveyard or a top-level directory is
+ * someone else's, the bounding set shrunk, no_new_privs set.  The kept set
+ * is read back from /proc/self/status as a user would.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "log.h"
+#include "priv.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CAP_BIT(c) (1ULL << (c))
+#define DAC_PAIR (CAP_BIT(1) | CAP_BIT(2))	/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
+
+static char root[256];
+
+struct caps {
+	unsigned long long eff, prm, inh, bnd, amb;
+	int nnp;
+};
+
+static unsigned long long
+status_hex(const char *status, const char *key)
+{
+	const char *p = strstr(status, key);
+
+	return p != NULL ? strtoull(p + strlen(key), NULL, 16) : ~0ULL;
+}
+
+/* Run priv_drop on root/cache and root/graveyard in a child; read its sets back. */
+static int
+drop_in_child(struct caps *out)
+{
+	char status[8192], path[300];
+	int p[2], st, cachefd, gravefd;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd, r;
+
+		close(p[0]);
+		snprintf(path, sizeof(path), "%s/cache", root);
+		cachefd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		snprintf(path, sizeof(path), "%s/graveyard", root);
+		gravefd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		r = priv_drop(cachefd, gravefd);
+		fd = open("/proc/self/status", O_RDONLY);
+		while ((n = read(fd, status, sizeof(status))) > 0)
+			(void)!write(p[1], status, (size_t)n);
+		_exit(r == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	while ((n = read(p[0], status + len, sizeof(status) - 1 - (size_t)len)) > 0)
+		len += n;
+	status[len] = '\0';
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	out->eff = status_hex(status, "CapEff:");
+	out->prm = status_hex(status, "CapPrm:");
+	out->inh = status_hex(status, "CapInh:");
+	out->bnd = status_hex(status, "CapBnd:");
+	out->amb = status_hex(status, "CapAmb:");
+	out->nnp = (int)status_hex(status, "NoNewPrivs:");
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int
+setup(void **state)
+{
+	char path[300];
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/test_priv.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cache", root);
+	if (mkdir(path, 0700) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/graveyard", root);
+	return mkdir(path, 0700);
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The test needs root with the DAC pair to see anything kept or dropped. */
+static void
+need_root(void)
+{
+	char status[8192];
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || geteuid() != 0)
+		skip();
+	status[n] = '\0';
+	if ((status_hex(status, "CapEff:") & DAC_PAIR) != DAC_PAIR)
+		skip();
+}
+
+static void
+test_own_tree_keeps_nothing(void **state)
+{
+	struct caps c;
+
+	(void)state;
+	need_root();
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == 0);
+	assert_true(c.prm == 0);
+	assert_true(c.inh == 0);
+	assert_true(c.amb == 0);
+	assert_int_equal(c.nnp, 1);
+	/* With CAP_SETPCAP the bounding set goes too. */
+	assert_true(c.bnd == 0);
+}
+
+static void
+check_keeps_dac(const char *chown_what)
+{
+	char path[300];
+	struct caps c;
+
+	snprintf(path, sizeof(path), "%s%s", root, chown_what);
+	assert_int_equal(chown(path, 4242, 4242), 0);
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == DAC_PAIR);
+	assert_true(c.prm == DAC_PAIR);
+	assert_true(c.inh == 0);
+	assert_true(c.bnd == DAC_PAIR);
+	assert_int_equal(c.nnp, 1);
+}
+
+static void
+test_foreign_root(void **state)
+{
+	(void)state;
+	need_root();
+	check_keeps_dac("");
+}
+
+static void
+test_foreign_cache(void **state)
+{
+	(void)state;
+	need_root();
+	check_keeps_dac("/cache");
+}
+
+static void
+test_foreign_volume(void **state)
+{
+	char path[300];
+
+	(void)state;
+	need_root();
+	snprintf(path, sizeof(path), "%s/cache/Infs,old", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	check_keeps_dac("/cache/Infs,old");
+}
+
+static void
+test_foreign_buried(void **state)
+{
+	char path[300];
+
+	(void)state;
+	need_root();
+	snprintf(path, sizeof(path), "%s/graveyard/0000000100000001", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	check_keeps_dac("/graveyard/0000000100000001");
+}
+
+static void
+test_foreign_file_is_fine(void **state)
+{
+	char path[300];
+	struct caps c;
+
+	(void)state;
+	need_root();
+	/* A file needs no rights of its own to be stat'ed or culled. */
+	snprintf(path, sizeof(path), "%s/graveyard/stray", root);
+	assert_int_equal(close(open(path, O_WRONLY | O_CREAT, 0)), 0);
+	assert_int_equal(chown(path, 4242, 4242), 0);
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_own_tree_keeps_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_volume, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_buried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_file_is_fine, setup, teardown),
+	};
+
+	log_init("test_priv", 1, 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
