@@ -59,6 +59,7 @@ struct daemon {
 	int engfd;			/* descriptor ev_engfd watches, or -1 */
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
 	uint64_t status_ms;
+	int stopping;			/* stop() was called, perhaps before the loop ran */
 	int exit_status;
 
 	struct event_base *base;
@@ -74,6 +75,7 @@ static void
 stop(struct daemon *d, int status)
 {
 	d->exit_status = status;
+	d->stopping = 1;
 	notify_stopping();
 	event_base_loopbreak(d->base);
 }
@@ -690,15 +692,16 @@ daemon_run(const struct options *opt, struct config *cfg)
 		pidfile_close(d->pf);
 		return 1;
 	}
-	if (start(d) == 0) {
+	if (start(d) == -1) {
+		d->exit_status = 1;
+	} else if (!d->stopping) {
+		/* A loopbreak before the loop runs is forgotten: hence the flag. */
 		log_debug(1, "entering the event loop");
 		d->exit_status = 0;
 		if (event_base_dispatch(d->base) == -1) {
 			log_warnx("event loop failed");
 			d->exit_status = 1;
 		}
-	} else {
-		d->exit_status = 1;
 	}
 	cleanup(d);
 	return d->exit_status;
