@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Guest half of bench/vm-vs-historical.sh (busybox sh, run by tests/vm/init.sh
+# as the scenario "vmbench").  /out/bench-plan lists the runs, one a line:
+#   probe                      synthetic objects: does the kernel's cull take them?
+#   cull DEV DAEMON COUNT      tree on /dev/DEV below bcull: bind, cull to brun
+#   idle DEV DAEMON COUNT      tree within its limits: CPU over two 20 s windows
+#   nocull DAEMON              only objects held open through 9p: CPU over 20 s
+# DAEMON is "historical" (/usr/sbin/cachefilesd-hist) or "ours".  Each run
+# writes /out/vmb-KIND-DAEMON-COUNT.raw (key=value lines) and its files;
+# the host turns them into result lines.  Times come from one clock: the
+# kernel's (printk and ftrace "local" share it), read from trace markers,
+# the "registered" line in dmesg and the cachefiles_unlink trace events.
+. /vm/glib.sh
+TR=/sys/kernel/tracing
+B=/b
+mkdir -p "$TR" "$B"
+mount -t tracefs nodev "$TR" 2>/dev/null
+EV=$TR/events/cachefiles/cachefiles_unlink
+if [ -d "$EV" ]; then
+	echo 32768 > "$TR/buffer_size_kb"
+	# printk stamps with local_clock(); so does the "global" trace clock
+	echo global > "$TR/trace_clock"
+	echo 1 > "$EV/enable"
+else
+	log "no cachefiles_unlink trace event: cull times will be missing"
+fi
+
+daemon_bin() { [ "$1" = historical ] && echo /usr/sbin/cachefilesd-hist || echo "$CFD"; }
+# The kernel's clock now, as a trace marker and its timestamp.
+mark() { echo "vmb $1" > "$TR/trace_marker"; }
+mark_ts() { grep "tracing_mark_write: vmb $1\$" "$TR/trace" | tail -1 | sed 's/.* \([0-9.]*\): tracing_mark_write.*/\1/'; }
+# Timestamps in the kernel log: the newest "registered" line, the newest
+# line written by kmark TEXT.
+reg_ts() { dmesg | grep 'CacheFiles: File cache on .* registered' | tail -1 | sed 's/^\[ *\([0-9.]*\)\].*/\1/'; }
+kmark() { echo "vmb $1" > /dev/kmsg; }
+kmark_ts() { dmesg | grep "vmb $1\$" | tail -1 | sed 's/^\[ *\([0-9.]*\)\].*/\1/'; }
+vm_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
+ffree() { stat -f -c %d "$FS"; }
+ffiles() { stat -f -c %c "$FS"; }
+limits_ok() { [ "$(fs_bavail)" -ge "$brun" ] && [ "$(ffree)" -ge "$frun" ]; }
+
+start_daemon() {
+	bin=$(daemon_bin "$1")
+	reg0=$(nreg)
+	kmark "start $1"
+	mark "start"
+	"$bin" -n -s -f /tmp/vmb.conf 2> "$2" &
+	PID=$!
+	remember_pid "$PID"
+	wait_until 120 reg_above "$reg0"
+}
+
+mount_tree() {
+	mount -t ext4 "/dev/$1" "$B" || { log "mount /dev/$1 failed"; return 1; }
+	FS=$B
+	conf_limits "$B/c" "vmb$2" > /tmp/vmb.conf
+	brun=$(fs_limit 10)
+	frun=$(( $(ffiles) / 100 * 10 ))
+}
+
+stop_daemon() {
+	kill -TERM "$PID" 2>/dev/null
+	n=50
+	while alive "$PID" && [ $n -gt 0 ]; do sleep 0.2; n=$((n - 1)); done
+	kill -KILL "$PID" 2>/dev/null
+	wait "$PID" 2>/dev/null
+}
+
+run_cull() {
+	dev=$1 who=$2 count=$3 limit=${4:-300}
+	out=/out/vmb-cull-$who-$count
+	mount_tree "$dev" "$who" || return 1
+	fill_to 5 "$B/filler" || return 1
+	{
+		echo "objects_before=$(find "$B/c/cache" -type f | wc -l)"
+		echo "bavail_start=$(fs_bavail) brun=$brun ffree_start=$(ffree) frun=$frun blocks=$(fs_blocks) bsize=$(fs_bsize)"
+	} > "$out.raw"
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	echo > "$TR/trace"
+	start_daemon "$who" "$out.log" || { echo "bound=0" >> "$out.raw"; stop_daemon; umount "$B"; return 1; }
+	echo "bind_ts=$(reg_ts) kstart_ts=$(kmark_ts "start $who")" >> "$out.raw"
+	# Done when the kernel's conditions for clearing "cull" hold.
+	n=$((limit * 2)) reached=0
+	while [ $n -gt 0 ] && alive "$PID"; do
+		if limits_ok; then reached=1; break; fi
+		sleep 0.5; n=$((n - 1))
+	done
+	mark "reached"
+	sleep 3
+	{
+		echo "reached=$reached alive=$(alive "$PID" && echo 1 || echo 0)"
+		echo "cpu_ticks=$(cpu_ticks "$PID") rss_kb=$(vm_hwm "$PID")"
+		echo "bavail_end=$(fs_bavail) ffree_end=$(ffree)"
+		echo "start_ts=$(mark_ts start) reached_ts=$(mark_ts reached)"
+	} >> "$out.raw"
+	stop_daemon
+	grep -E 'cachefiles_unlink|tracing_mark_write' "$TR/trace" > "$out.trace"
+	find "$B/c/cache" -type f | sed 's,.*/,,' > "$out.surv"
+	[ -f "$B/filler" ] && echo "filler_kept=1" >> "$out.raw" || echo "filler_kept=0" >> "$out.raw"
+	rm -f "$B/filler"
+	umount "$B"
+	log "cull run $who $count: $(tr '\n' ' ' < "$out.raw")"
+}
+
+run_idle() {
+	dev=$1 who=$2 count=$3
+	out=/out/vmb-idle-$who-$count
+	mount_tree "$dev" "$who" || return 1
+	echo "bavail_start=$(fs_bavail) brun=$brun" > "$out.raw"
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	start_daemon "$who" "$out.log" || { echo "bound=0" >> "$out.raw"; stop_daemon; umount "$B"; return 1; }
+	c0=$(cpu_ticks "$PID"); t0=$(up)
+	sleep 20
+	c1=$(cpu_ticks "$PID"); t1=$(up)
+	sleep 20
+	c2=$(cpu_ticks "$PID"); t2=$(up)
+	echo "t0=$t0 t1=$t1 t2=$t2 c0=$c0 c1=$c1 c2=$c2 rss_kb=$(vm_hwm "$PID")" >> "$out.raw"
+	echo "objects_after=$(find "$B/c/cache" -type f | wc -l)" >> "$out.raw"
+	stop_daemon
+	umount "$B"
+	log "idle run $who $count: $(tr '\n' ' ' < "$out.raw")"
+}
+
+# Nothing cullable: every object is held open through the 9p share, the disk
+# is below bcull.  As in tests/vm/guest/s-inuse.sh.
+run_nocull() {
+	who=$1
+	out=/out/vmb-nocull-$who-0
+	FS=/fs
+	d=/fs/nocull-$who
+	mkdir -p "$d"
+	conf_limits "$d" "vmbnc$who" > /tmp/vmb.conf
+	start_daemon "$who" "$out.log" || { echo "bound=0" > "$out.raw"; stop_daemon; return 1; }
+	share_mount || { stop_daemon; return 1; }
+	read_files "$DATA"/busy/*.bin
+	drop_caches
+	holders=
+	for f in "$DATA"/busy/*.bin "$DATA/small/01.txt" "$DATA/small/02.txt"; do
+		sleep 100000 < "$f" &
+		remember_pid $!
+		holders="$holders $!"
+	done
+	sleep 1
+	before=$(nobjects "$d")
+	fill_to 5 /fs/filler
+	# A new object makes the kernel check the space and ask for culling.
+	sleep 100000 < "$DATA/small/03.txt" &
+	remember_pid $!
+	holders="$holders $!"
+	sleep 5
+	c0=$(cpu_ticks "$PID"); t0=$(up)
+	sleep 20
+	c1=$(cpu_ticks "$PID"); t1=$(up)
+	echo "t0=$t0 t1=$t1 c0=$c0 c1=$c1 objects_before=$before objects_after=$(nobjects "$d") alive=$(alive "$PID" && echo 1 || echo 0) rss_kb=$(vm_hwm "$PID")" > "$out.raw"
+	for h in $holders; do kill "$h" 2>/dev/null; done
+	wait $holders 2>/dev/null
+	share_umount
+	stop_daemon
+	rm -f /fs/filler
+	rm -rf "$d"
+	log "nocull run $who: $(cat "$out.raw")"
+}
+
+# Synthetic objects against the real module, driven by hand through the
+# device: bind a cache whose tree was made with mkdir and echo (no xattr),
+# then "inuse" and "cull" each kind of name.
+run_probe() {
+	out=/out/vmb-probe.raw
+	p=/fs/probe
+	v=$p/cache/Itest,vol
+	mkdir -p "$v/@00" "$v/@01"
+	for n in Dshort,1 Eabc_defghijklmnopqrstuvwxyz0123456789ABCDEF Sdeadbeef00000000 T00000000cafe; do
+		echo data > "$v/@00/$n"
+	done
+	echo keep > "$v/@01/Dkeep"
+	: > "$out"
+	exec 3<> /dev/cachefiles || { echo "open=failed" > "$out"; return 1; }
+	printf 'dir %s' "$p" >&3 && printf 'tag vmprobe' >&3 && printf 'bind' >&3 ||
+		{ echo "bind=failed" >> "$out"; exec 3>&-; return 1; }
+	(
+		cd "$v/@00" || exit 1
+		for n in Dshort,1 Eabc_defghijklmnopqrstuvwxyz0123456789ABCDEF Sdeadbeef00000000 T00000000cafe; do
+			printf 'inuse %s' "$n" >&3 2>/dev/null; iu=$?
+			printf 'cull %s' "$n" >&3 2>/dev/null; cu=$?
+			[ -e "$n" ] && gone=0 || gone=1
+			printf 'cull %s' "$n" >&3 2>/tmp/probe-err; again=$(cat /tmp/probe-err)
+			echo "name=$n inuse_rc=$iu cull_rc=$cu gone=$gone second_cull=\"$again\""
+		done
+	) >> "$out"
+	exec 3>&-
+	[ -f "$v/@01/Dkeep" ] && echo "untouched_kept=1" >> "$out" || echo "untouched_kept=0" >> "$out"
+	rm -rf "$p"
+	log "probe: $(cat "$out")"
+}
+
+while read -r kind a b c d; do
+	case $kind in
+	probe)  run_probe ;;
+	cull)   run_cull "$a" "$b" "$c" "$d" ;;
+	idle)   run_idle "$a" "$b" "$c" ;;
+	nocull) run_nocull "$a" ;;
+	esac
+done < /out/bench-plan
+echo "ok - vmbench finished"

@@ -1,0 +1,141 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Our cachefilesd against the historical one (Debian's cachefilesd 0.10.10,
+# unpacked with dpkg-deb, never installed), in one QEMU boot of Debian's
+# kernel with the real CacheFiles module (tests/vm/vm.sh), each daemon on its
+# own copy of the same synthetic cache tree (bench/vm-gen.c, laid into an
+# ext4 image with mkfs.ext4 -d; QEMU opens it with snapshot=on, so both runs
+# start from identical bytes).  Prints one line per run and ratio lines:
+#   bench=vm-cull daemon=D objects=N bind_s= first_cull_s= done_s= cpu_s= rss_kb= culled= lru=
+#   bench=vm-cull-ratio objects=N historical_over_ours_done= ..._cpu= ..._rss=
+#   bench=vm-idle daemon=D objects=N startup20_cpu_s= idle20_cpu_s=
+#   bench=vm-nocull daemon=D cpu20_s= ...
+#
+#   BUILD            build directory (default build); needs $BUILD/cachefilesd
+#                    and $BUILD/bench/vm-gen (make BUILD=... $BUILD/bench/vm-gen)
+#   VMB_COUNTS       object counts (default "20000 100000")
+#   VMB_NOCULL=0     skip the nothing-cullable runs
+#   VMB_LIMIT        seconds a cull run may take before it counts as failed (300)
+#   VM_WORK          work directory (default $BUILD/vm-bench)
+set -u
+cd "$(dirname "$0")/.."
+TOP=$PWD
+BUILD=${BUILD:-build}
+VM_HERE=$TOP/tests/vm
+VM_WORK=${VM_WORK:-$TOP/$BUILD/vm-bench}
+CACHEFILESD=${CACHEFILESD:-$TOP/$BUILD/cachefilesd}
+CFSIM=${CFSIM:-$TOP/$BUILD/tests/cfsim}
+GEN=${VMB_GEN:-$TOP/$BUILD/bench/vm-gen}
+COUNTS=${VMB_COUNTS:-20000 100000}
+LIMIT=${VMB_LIMIT:-300}
+export VM_HERE VM_WORK CACHEFILESD CFSIM
+. "$VM_HERE/vm.sh"
+
+say() { echo "# vm-vs-historical: $*" >&2; }
+skip() { echo "bench=vm-cull skipped reason=\"$*\""; exit 0; }
+
+mkdir -p "$VM_WORK"
+vm_deps >/dev/null 2>&1 || true
+why=$(vm_unusable)
+[ -z "$why" ] || skip "QEMU cannot run here: $why"
+[ -x "$CACHEFILESD" ] || skip "$CACHEFILESD not built"
+[ -x "$GEN" ] || skip "$GEN not built (make BUILD=$BUILD $GEN)"
+
+# The historical daemon: Debian's package, unpacked, never installed.
+hist_daemon() {
+	h=$VM_WORK/historical
+	[ -x "$h/root/sbin/cachefilesd" ] && return 0
+	rm -rf "$h"; mkdir -p "$h"
+	(cd "$h" && apt-get download cachefilesd >/dev/null 2>&1) || return 1
+	dpkg-deb -x "$h"/cachefilesd_*.deb "$h/root" || return 1
+	[ -x "$h/root/sbin/cachefilesd" ]
+}
+hist_daemon || skip "apt-get download cachefilesd failed"
+HIST=$VM_WORK/historical/root/sbin/cachefilesd
+HIST_VERSION=$(basename "$VM_WORK"/historical/cachefilesd_*.deb .deb | sed 's/^cachefilesd_//')
+
+# image N: the pristine tree of N objects and its manifest (cached).
+image() {
+	n=$1 img=$VM_WORK/tree-$1.ext4 man=$VM_WORK/tree-$1.manifest
+	[ -s "$img" ] && [ -s "$man" ] && [ "$img" -nt "$GEN" ] && return 0
+	say "generating $n objects"
+	t=$VM_WORK/tree-$n.d
+	rm -rf "$t" "$img"; mkdir -p "$t"
+	"$GEN" -s "$n" "$t/c" "$n" "$man.tmp" || return 1
+	# objects in 4 KiB blocks, plus a third for the filler and the limits,
+	# plus inode tables (256 bytes an inode, three inodes an object)
+	kib=$(awk '{ b += int(($2 + 4095) / 4096) } END { printf "%d", b * 4 * 4 / 3 + NR * 3 / 4 + 65536 }' "$man.tmp")
+	mkfs.ext4 -F -q -b 4096 -I 256 -N $((n * 3 + 4096)) -d "$t" "$img" "${kib}K" || return 1
+	rm -rf "$t"
+	mv "$man.tmp" "$man"
+}
+
+plan=
+drives=
+ndrive=1
+letter() { echo abcdefghijklmnopqrstuvwxyz | cut -c"$1"; }
+# add_drive IMAGE: one more virtio disk backed by IMAGE, copy-on-write.
+add_drive() {
+	ndrive=$((ndrive + 1))
+	drives="$drives -drive file=$1,if=virtio,format=raw,snapshot=on,file.locking=off"
+	DEV=vd$(letter "$ndrive")
+}
+plan="probe"
+first=
+for n in $COUNTS; do
+	image "$n" || skip "could not generate the $n-object image"
+	[ -n "$first" ] || first=$n
+	for who in historical ours; do
+		add_drive "$VM_WORK/tree-$n.ext4"
+		plan="$plan
+cull $DEV $who $n $LIMIT"
+	done
+done
+for who in historical ours; do
+	add_drive "$VM_WORK/tree-$first.ext4"
+	plan="$plan
+idle $DEV $who $first"
+done
+if [ "${VMB_NOCULL:-1}" != 0 ]; then
+	plan="$plan
+nocull historical
+nocull ours"
+fi
+
+vm_initramfs || skip "building the initramfs failed"
+vm_data_share || skip "building the 9p data share failed"
+# A second archive on top of the harness's: the guest script and the
+# historical daemon (with what ldd lists).  The kernel unpacks both.
+x=$VM_WORK/extra-root
+rm -rf "$x"; mkdir -p "$x/vm"
+cp "$TOP/bench/vm-guest.sh" "$x/vm/s-vmbench.sh"
+vm_put_program "$x" "$HIST" /usr/sbin/cachefilesd-hist
+(cd "$x" && find . | cpio -o -H newc --quiet) > "$VM_WORK/extra.cpio" || skip "cpio failed"
+cat "$VM_WORK/initramfs.cpio" "$VM_WORK/extra.cpio" > "$VM_WORK/bench-initramfs.cpio"
+
+bd=$VM_WORK/boot
+rm -rf "$bd"; mkdir -p "$bd/out"
+echo "$plan" > "$bd/out/bench-plan"
+echo "vmbench $((LIMIT * 6 + 600))" > "$bd/out/plan"
+truncate -s 64M "$bd/cache.img"
+mkfs.ext4 -F -q "$bd/cache.img" || skip "mkfs failed"
+accel=$(vm_accel)
+case $accel in
+kvm) acc="-accel kvm" ;;
+*)   acc="-accel tcg" ;;
+esac
+say "booting ($accel, kernel $(vm_kver)); plan: $(echo "$plan" | tr '\n' ';')"
+# The same QEMU command as vm_boot in tests/vm/vm.sh, with our disks added
+# (vm_boot makes one fresh 64 MiB disk and takes no others).
+t0=$(date +%s)
+timeout -k 5 $((LIMIT * 6 + 700)) qemu-system-x86_64 $acc $(vm_machine) \
+	-m "$VM_MEM" -smp 1 -nodefaults -no-reboot -display none -serial stdio \
+	-kernel "/boot/vmlinuz-$(vm_kver)" -initrd "$VM_WORK/bench-initramfs.cpio" \
+	-append "console=ttyS0 rdinit=/init panic=-1 quiet" \
+	-drive "file=$bd/cache.img,if=virtio,format=raw" $drives \
+	-virtfs "local,path=$VM_WORK/data,mount_tag=data,security_model=none,readonly=on" \
+	-virtfs "local,path=$bd/out,mount_tag=out,security_model=none" \
+	< /dev/null > "$bd/console.log" 2>&1
+qrc=$?
+say "QEMU status $qrc after $(( $(date +%s) - t0 ))s; results in $bd/out"
+sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel" "$HIST_VERSION"
