@@ -54,7 +54,7 @@ sim_setup() {
 	NOTIFY_OUT=$SIM_TMP/notify.out
 	: >"$SIM_LOG"; : >"$DAEMON_LOG"; : >"$NOTIFY_OUT"
 	trap sim_cleanup EXIT
-	trap 'exit 1' INT TERM HUP
+	trap 'exit 1' INT TERM HUP PIPE
 }
 
 # proc_gone PID: the process has ended (gone, or a zombie not yet reaped).
