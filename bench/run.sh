@@ -62,7 +62,7 @@ tree() {
 	echo "$t"
 }
 
-ratio() { awk -v f="$1" -v s="$2" 'BEGIN { printf "%.2f", s > 0 ? f / s : 0 }'; }
+ratio() { awk -v f="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0) ? f / s : 0 }'; }
 
 scan_bench() {
 	size=$1 t=$(tree "$1")

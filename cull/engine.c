@@ -40,6 +40,7 @@
 #define BACKOFF_FIRST_MS (30 * 1000)
 #define BACKOFF_MAX_MS (10 * 60 * 1000)
 #define RETRY_MIN_MS 1000
+#define STALE_MIN_MS (60 * 1000)
 #define AGE_PERIOD_MIN_S 60
 #define AGE_PERIOD_MAX_S 86400
 
@@ -65,6 +66,7 @@ struct engine {
 	struct scan_result *cur;
 	struct victims *vs;
 	int cur_full;			/* the table was filled: more may exist */
+	uint64_t cur_done;		/* when its scan finished (now_ms) */
 	uint64_t mean_bytes, objects;
 	uint64_t round_culled;		/* successful culls since this table came */
 	uint64_t unknown_logged;
@@ -243,6 +245,7 @@ harvest(struct engine *e)
 	e->objects = ss->objects;
 	e->mean_bytes = ss->objects ? ss->bytes / ss->objects : 0;
 	e->round_culled = 0;
+	e->cur_done = now_ms();
 	e->s.scans++;
 	e->s.scanned_objects = ss->objects;
 	e->s.candidates = scan_ncand(e->cur);
@@ -415,10 +418,21 @@ backing_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 	return e->scanning ? ENGINE_IDLE : back_off(e, now, delay_ms);
 }
 
+/* A table older than this no longer describes the cache. */
+static int
+table_stale(const struct engine *e, uint64_t now)
+{
+	uint64_t limit = e->s.scan_ms_last * 10;
+
+	if (limit < STALE_MIN_MS)
+		limit = STALE_MIN_MS;
+	return now - e->cur_done > limit;
+}
+
 /*
- * The kernel wants culling.  Rescan only when the table ran out, the pass
- * culled something and the table was full (older objects may have been
- * left out); otherwise everything known is busy: back off.
+ * The kernel wants culling.  When the table has run out, rescan if it was
+ * full and the pass culled something (older objects were left out), or if
+ * it is stale; otherwise everything known is busy: back off.
  */
 static enum engine_next
 kernel_wants(struct engine *e, uint64_t now, unsigned *delay_ms)
@@ -433,7 +447,8 @@ kernel_wants(struct engine *e, uint64_t now, unsigned *delay_ms)
 	}
 	if (e->scanning)
 		return ENGINE_IDLE;	/* the scan's descriptor wakes the loop */
-	if (e->cur == NULL || (e->round_culled > 0 && e->cur_full)) {
+	if (e->cur == NULL || table_stale(e, now) ||
+	    (e->round_culled > 0 && e->cur_full)) {
 		e->released = 0;
 		start_scan(e);
 		if (e->scanning)
