@@ -77,8 +77,10 @@ run_modprobe(void)
 			log_warn("modprobe: waitpid");
 			return;
 		}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		log_warnx("modprobe cachefiles failed (status 0x%x)", (unsigned)status);
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		log_warnx("modprobe cachefiles exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		log_warnx("modprobe cachefiles killed by signal %d", WTERMSIG(status));
 }
 
 /* Parse an "E<errno>" message; returns the errno, or -1 if malformed. */
@@ -626,9 +628,9 @@ struct explanation {
 };
 
 static const struct explanation explanations[] = {
-	{ "open", ENOENT, "the cachefiles module is not loaded (modprobe cachefiles) or the device node is missing" },
-	{ "open", ENXIO, "the cachefiles module is not loaded (modprobe cachefiles)" },
-	{ "open", ENODEV, "the cachefiles module is not loaded (modprobe cachefiles)" },
+	{ "open", ENOENT, "the cachefiles module is not loaded and modprobe could not load it, or the device node is missing" },
+	{ "open", ENXIO, "the cachefiles module is not loaded" },
+	{ "open", ENODEV, "the cachefiles module is not loaded" },
 	{ "open", EPERM, "opening the device needs CAP_SYS_ADMIN in the initial user namespace" },
 	{ "open", EACCES, "opening the device needs root (CAP_SYS_ADMIN) and read-write access to it" },
 	{ "open", EBUSY, "another cachefilesd has the device open, or a previous one is still withdrawing its cache" },
