@@ -18,6 +18,12 @@ if ! cfd_bind /tmp/inuse.conf "$LOG" || ! share_mount; then
 fi
 read_files "$DATA"/busy/*.bin
 drop_caches
+# Restart so that the daemon's first scan already lists the objects: the
+# in-use check below must come from the kernel answering EBUSY, not from a
+# table that has not seen them yet.
+share_umount
+cfd_stop "$CFD_PID" TERM
+cfd_bind /tmp/inuse.conf "$LOG" && share_mount || diag "restart failed"
 objects "$DIR" > /tmp/before
 holders=
 for f in "$DATA"/busy/*.bin "$DATA/small/01.txt"; do
@@ -33,6 +39,7 @@ pct_filled=$(fs_pct)
 sleep 100000 < "$DATA/small/02.txt" &
 remember_pid $!
 holders="$holders $!"
+t_ask=$(up)
 sleep 5
 c0=$(cpu_ticks "$CFD_PID"); t0=$(up)
 sleep 20
@@ -60,7 +67,10 @@ else
 fi
 
 # Release: close the files, evict the inodes; the kernel's released counters
-# must wake the daemon, which now culls.
+# must wake the daemon, which now culls.  The release comes 40 s after the
+# kernel asked for culling, so that a daemon which only retries on a
+# back-off timer (30 s, then longer) is not rescued by it by chance.
+sleep "$(awk -v a="$t_ask" -v b="$(up)" 'BEGIN { d = a + 40 - b; printf "%d", (d > 0) ? d : 0 }')"
 for p in $holders; do kill "$p"; done
 wait $holders 2>/dev/null
 drop_caches
