@@ -142,7 +142,8 @@ vm_initramfs() {
 # Files read through 9p: groups of 512 KiB objects plus a few small ones.
 vm_data_share() {
 	d=$VM_WORK/data
-	[ -f "$d/.complete" ] && return 0
+	layout="old 8, new 16, busy 8 of 512 KiB; small 16; demo 40 of 384 KiB"
+	[ "$(cat "$d/.complete" 2>/dev/null)" = "$layout" ] && return 0
 	rm -rf "$d"
 	mkdir -p "$d/old" "$d/new" "$d/busy" "$d/small" "$d/demo"
 	i=0
@@ -159,7 +160,7 @@ vm_data_share() {
 		head -c 393216 /dev/urandom > "$d/demo/$(printf %02d $i).bin"
 		i=$((i + 1))
 	done
-	touch "$d/.complete"
+	echo "$layout" > "$d/.complete"
 }
 
 vm_machine() {
