@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_engine.c: the cull engine driven step by step, with kernel_cull()
+ * replaced by a stand-in that does what the kernel does (unlink the name
+ * in the caller's working directory) or answers EBUSY/EIO on demand.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "engine.h"
+#include "kernel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char top[64];
+static char cache_real[PATH_MAX];
+static int mode_busy, mode_eio, dead;
+static int nculls, outside;
+static int order[4096];
+
+int __wrap_kernel_cull(struct kchan *k, const char *name);
+int __wrap_kernel_dead(const struct kchan *k);
+
+/* The kernel's cull: the name in the cwd, which must be inside the cache. */
+int
+__wrap_kernel_cull(struct kchan *k, const char *name)
+{
+	char cwd[PATH_MAX];
+	int i;
+
+	(void)k;
+	if (getcwd(cwd, sizeof(cwd)) == NULL ||
+	    strncmp(cwd, cache_real, strlen(cache_real)) != 0)
+		outside++;
+	if (mode_eio)
+		return -EIO;
+	if (mode_busy)
+		return -EBUSY;
+	if (unlink(name) < 0)
+		return -errno;
+	if (sscanf(name, "Dobj-%d", &i) == 1 && nculls < (int)(sizeof(order) / sizeof(order[0])))
+		order[nculls] = i;
+	nculls++;
+	return 0;
+}
+
+int
+__wrap_kernel_dead(const struct kchan *k)
+{
+	(void)k;
+	return dead;
+}
+
+static void
+make_tree(int n)
+{
+	char p[PATH_MAX];
+	struct timespec ts[2];
+	time_t now = time(NULL);
+	int i, fd;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(p, sizeof(p), "%s/cache/Ivol/@%02x", top, i);
+		mkdir(p, 0700);
+	}
+	/* Created in a scrambled order; object i is used n - i minutes ago. */
+	for (i = 0; i < n; i++) {
+		int j = (i * 7) % n;
+		snprintf(p, sizeof(p), "%s/cache/Ivol/@%02x/Dobj-%d", top, j % 4, j);
+		fd = open(p, O_WRONLY | O_CREAT, 0600);
+		assert_true(fd >= 0);
+		ts[0].tv_sec = now - (time_t)(n - j) * 60;
+		ts[0].tv_nsec = 0;
+		ts[1] = ts[0];
+		assert_int_equal(futimens(fd, ts), 0);
+		close(fd);
+	}
+}
+
+static int
+setup(void **state)
+{
+	char p[PATH_MAX];
+
+	(void)state;
+	snprintf(top, sizeof(top), "/tmp/test_engine.XXXXXX");
+	if (mkdtemp(top) == NULL)
+		return -1;
+	snprintf(p, sizeof(p), "%s/cache", top);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/cache/Ivol", top);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/cache", top);
+	if (realpath(p, cache_real) == NULL)
+		return -1;
+	mode_busy = mode_eio = dead = nculls = outside = 0;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[PATH_MAX];
+
+	(void)state;
+	if (chdir("/") < 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+struct rig {
+	struct config cfg;
+	struct engine *e;
+	int cachefd;
+};
+
+static void
+rig_start(struct rig *r, uint64_t cull_age)
+{
+	char p[PATH_MAX];
+
+	config_defaults(&r->cfg);
+	r->cfg.cull_age = cull_age;
+	r->cfg.scan_threads = 2;
+	snprintf(p, sizeof(p), "%s/cache", top);
+	r->cachefd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	assert_true(r->cachefd >= 0);
+	r->e = engine_new(&r->cfg, r->cachefd, NULL);
+	assert_non_null(r->e);
+}
+
+static void
+rig_stop(struct rig *r)
+{
+	engine_free(r->e);
+	close(r->cachefd);
+}
+
+/* Wait for the scan's descriptor, as the loop does. */
+static void
+wait_scan(struct rig *r)
+{
+	struct pollfd pfd = { .fd = engine_fd(r->e), .events = POLLIN };
+
+	assert_int_equal(poll(&pfd, 1, 10000), 1);
+}
+
+static struct kstate
+wants(int cull)
+{
+	struct kstate st;
+
+	memset(&st, 0, sizeof(st));
+	st.cull = cull;
+	/* Limits nobody can reach: only the kernel's flag stops culling. */
+	st.brun = st.frun = UINT64_MAX / 2;
+	st.has_released = 1;
+	return st;
+}
+
+static int
+cwd_is_cache(void)
+{
+	char cwd[PATH_MAX];
+
+	return getcwd(cwd, sizeof(cwd)) != NULL && strcmp(cwd, cache_real) == 0;
+}
+
+static void
+test_scan_at_start_then_idle(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	struct engine_stats es;
+	unsigned delay;
+
+	(void)state;
+	make_tree(50);
+	rig_start(&r, 0);
+	/* The first step starts the warming scan and does not wait for it. */
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	wait_scan(&r);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	engine_stats(r.e, &es);
+	assert_int_equal(es.scans, 1);
+	assert_int_equal(es.scanned_objects, 50);
+	assert_int_equal(es.candidates, 50);
+	assert_int_equal(es.scanning, 0);
+	assert_int_equal(nculls, 0);
+	rig_stop(&r);
+}
+
+static void
+test_culls_oldest_first_in_batches(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	enum engine_next next;
+	unsigned delay;
+	int i, steps = 0;
+	char status[256];
+
+	(void)state;
+	make_tree(200);
+	rig_start(&r, 0);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	wait_scan(&r);
+	do {
+		int before = nculls;
+		next = engine_step(r.e, &st, &delay);
+		assert_true(nculls - before <= 64);
+		assert_true(cwd_is_cache());
+		steps++;
+	} while (next == ENGINE_AGAIN && nculls < 150);
+	assert_true(steps >= 3);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	engine_status(r.e, status, sizeof(status));
+	assert_non_null(strstr(status, "culled"));
+	/* The kernel is satisfied: nothing more, and idle. */
+	st.cull = 0;
+	i = nculls;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, i);
+	assert_int_equal(outside, 0);
+	rig_stop(&r);
+}
+
+static void
+test_busy_backs_off(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	struct engine_stats es;
+	enum engine_next next;
+	unsigned delay = 0;
+	int steps = 0;
+
+	(void)state;
+	make_tree(100);
+	mode_busy = 1;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	while ((next = engine_step(r.e, &st, &delay)) == ENGINE_AGAIN)
+		assert_true(++steps < 10);
+	/* Everything busy: a timer, not a spin. */
+	assert_int_equal(next, ENGINE_TIMER);
+	assert_true(delay >= 29000 && delay <= 30000);
+	engine_stats(r.e, &es);
+	assert_int_equal(es.busy, 100);
+	/* Stepping again before the timer changes nothing. */
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_TIMER);
+	engine_stats(r.e, &es);
+	assert_int_equal(es.busy, 100);
+	/* Released objects: after the short retry delay, a retry pass culls them. */
+	mode_busy = 0;
+	st.freleased = 3;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_TIMER);
+	assert_true(delay <= 1000);
+	usleep((delay + 20) * 1000);
+	st.freleased = 0;
+	next = engine_step(r.e, &st, &delay);
+	assert_int_equal(next, ENGINE_AGAIN);
+	assert_true(nculls > 0);
+	assert_int_equal(order[0], 0);
+	rig_stop(&r);
+}
+
+static void
+test_dead_cache_stops(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	unsigned delay;
+	int after;
+
+	(void)state;
+	make_tree(100);
+	mode_eio = 1;
+	dead = 1;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	after = nculls;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, after);
+	assert_true(cwd_is_cache());
+	rig_stop(&r);
+}
+
+static void
+test_age_limit(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	enum engine_next next;
+	unsigned delay;
+	int i;
+
+	(void)state;
+	/* Objects used 1..100 minutes ago; the limit is 30 minutes and a half. */
+	make_tree(100);
+	rig_start(&r, 30 * 60 + 30);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	while ((next = engine_step(r.e, &st, &delay)) == ENGINE_AGAIN)
+		;
+	/* Then a periodic timer: the age limit is the one reason for it. */
+	assert_int_equal(next, ENGINE_TIMER);
+	assert_true(delay >= 59000);
+	assert_int_equal(nculls, 70);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	rig_stop(&r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_scan_at_start_then_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_culls_oldest_first_in_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_backs_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
