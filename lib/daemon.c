@@ -60,6 +60,7 @@ struct daemon {
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
 	uint64_t status_ms;
 	int stopping;			/* stop() was called, perhaps before the loop ran */
+	sigset_t sigmask;		/* restored once the loop owns the signals */
 	int exit_status;
 
 	struct event_base *base;
@@ -616,6 +617,7 @@ start(struct daemon *d)
 		return -1;
 	if (setup_loop(d) == -1)
 		return -1;
+	sigprocmask(SIG_SETMASK, &d->sigmask, NULL);
 	if (d->cfg->nocull) {
 		log_info("culling disabled (nocull): the cache is bound but never culled");
 	} else if ((d->eng = engine_new(d->cfg, d->cachefd, d->k)) == NULL) {
@@ -672,6 +674,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 {
 	struct daemon dd, *d = &dd;
 	const char *pidpath = pidfile_path(opt);
+	sigset_t held;
 	pid_t holder;
 
 	memset(d, 0, sizeof(*d));
@@ -683,6 +686,15 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->phase = -1;
 	d->exit_status = 1;
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Until the loop owns them, TERM, INT and HUP wait: READY=1 goes out
+	 * before the loop exists, and a reload then must not kill the daemon.
+	 */
+	sigemptyset(&held);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGHUP);
+	sigprocmask(SIG_BLOCK, &held, &d->sigmask);
 	if (absolute_config_path(d, opt->config) == -1)
 		return 1;
 	/* Locked before the device is opened: a second instance fails fast. */

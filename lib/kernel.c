@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,11 @@ run_modprobe(void)
 		return;
 	}
 	if (pid == 0) {
+		sigset_t none;
+
+		/* The daemon holds some signals until its loop runs; modprobe must not. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execv("/sbin/modprobe", argv);
 		execvp("modprobe", argv);
 		_exit(127);
