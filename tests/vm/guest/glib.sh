@@ -57,7 +57,8 @@ conf_limits() {
 # mode, logging to stderr; sets CFD_PID.  Its lines reach LOG stamped with
 # the guest's uptime, so that they line up with the scenario's own log.
 cfd_start() {
-	fifo=/tmp/cfd-log.$$.$(date +%s%N)
+	CFD_N=$((${CFD_N:-0} + 1))
+	fifo=/tmp/cfd-log.$$.$CFD_N
 	mkfifo "$fifo"
 	awk '{ getline u < "/proc/uptime"; close("/proc/uptime"); split(u, a, " ")
 	       print "[" a[1] "] " $0; fflush() }' < "$fifo" >> "$2" &
