@@ -12,9 +12,10 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 LAYERS=${LAYERS:-unit config integ vm}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac	# tests cd elsewhere
 export BUILD
-export CACHEFILESD=${CACHEFILESD:-$PWD/$BUILD/cachefilesd}
-export CFSIM=${CFSIM:-$PWD/$BUILD/tests/cfsim}
+export CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
+export CFSIM=${CFSIM:-$BUILD/tests/cfsim}
 export TOP=$PWD
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
