@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Review: "make install DESTDIR=..." as a packager runs it.  Works on a
+# scratch copy of the Makefile, man/ and config/ with the binary under test,
+# so that nothing in the work tree is rebuilt or overwritten.
+set -u
+. "$TOP/tests/lib.sh"
+CFD=${CACHEFILESD:?}
+T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-review-install.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/src"
+cp -r "$TOP/Makefile" "$TOP/man" "$TOP/config" "$T/src/"
+cp "$CFD" "$T/src/cachefilesd"
+
+inst() { make -s -C "$T/src" -o all install "$@" >"$T/make.out" 2>&1; }
+
+if ! inst DESTDIR="$T/root" UNITDIR=/lib/systemd/system; then
+	not_ok "make install DESTDIR= works"
+	sed 's/^/#   /' "$T/make.out" | tail -5
+	tap_done; exit
+fi
+ok "make install DESTDIR= works"
+R=$T/root
+mode() { stat -c %a "$1" 2>/dev/null; }
+check_eq "daemon in /usr/sbin, mode 755" 755 "$(mode "$R/usr/sbin/cachefilesd")"
+check_eq "cachefilesd.8 installed, mode 644" 644 "$(mode "$R/usr/share/man/man8/cachefilesd.8")"
+check_eq "cachefilesd.conf.5 installed, mode 644" 644 "$(mode "$R/usr/share/man/man5/cachefilesd.conf.5")"
+check_eq "/etc/cachefilesd.conf installed, mode 644" 644 "$(mode "$R/etc/cachefilesd.conf")"
+U=$R/lib/systemd/system/cachefilesd.service
+check_eq "unit installed, mode 644" 644 "$(mode "$U")"
+check_grep "unit runs the installed binary" '^ExecStart=/usr/sbin/cachefilesd -n$' "$U"
+check_no_grep "no placeholder left in the unit" '@[A-Z]+@' "$U"
+
+# The shipped configuration names a directory; the unit makes it writable.
+dir=$(sed -n 's/^[[:space:]]*dir[[:space:]]\{1,\}//p' "$R/etc/cachefilesd.conf" | tail -1)
+note "shipped dir: $dir"
+check "the shipped configuration's dir is created by make install (the unit's ReadWritePaths= needs it)" \
+    test -d "$R$dir"
+missing=
+for p in $(sed -n 's/^ReadWritePaths=//p' "$U"); do
+	case $p in -*) continue ;; esac
+	[ -e "$R$p" ] || missing="$missing $p"
+done
+check_eq "every ReadWritePaths= of the unit exists after install or is '-' prefixed" "" "$missing"
+
+# Moving the cache: under ProtectSystem=strict a new dir is read-only for the
+# daemon and the kernel, so the man pages must say what to add.
+if grep -q '^ProtectSystem=strict' "$U"; then
+	man=$(cat "$R/usr/share/man/man8/cachefilesd.8" "$R/usr/share/man/man5/cachefilesd.conf.5")
+	if echo "$man" | grep -q 'ReadWritePaths'; then
+		ok "the man pages say how to move dir under the sandboxed unit (ReadWritePaths=)"
+	else
+		not_ok "the man pages say how to move dir under the sandboxed unit (ReadWritePaths=)"
+		note "the unit has ProtectSystem=strict and ReadWritePaths=$dir; a new dir elsewhere is read-only"
+	fi
+fi
+
+# A second install keeps the administrator's configuration.
+echo "# edited by the admin" >>"$R/etc/cachefilesd.conf"
+inst DESTDIR="$R" UNITDIR=/lib/systemd/system
+check_grep "reinstall keeps an edited /etc/cachefilesd.conf" 'edited by the admin' "$R/etc/cachefilesd.conf"
+
+# PREFIX=/usr/local: binary and unit follow.
+inst DESTDIR="$T/local" PREFIX=/usr/local UNITDIR=/lib/systemd/system
+check "PREFIX=/usr/local puts the daemon in /usr/local/sbin" test -x "$T/local/usr/local/sbin/cachefilesd"
+check_grep "  ... and the unit runs it from there" '^ExecStart=/usr/local/sbin/cachefilesd -n$' \
+    "$T/local/lib/systemd/system/cachefilesd.service"
+
+# The shipped configuration passes -t once its directory exists.
+mkdir -p "$T/cache"
+sed "s|^dir .*|dir $T/cache|" "$R/etc/cachefilesd.conf" >"$T/t.conf"
+if "$CFD" -t -f "$T/t.conf" >"$T/t.out" 2>&1; then
+	ok "the installed configuration passes -t"
+elif grep -q 'xattr' "$T/t.out"; then
+	skip "the installed configuration passes -t" "no user.* xattrs on $T"
+else
+	not_ok "the installed configuration passes -t"; sed 's/^/#   /' "$T/t.out" | tail -3
+fi
+tap_done
