@@ -95,7 +95,7 @@ unit: $(UNIT_BINS)
 bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh
 
-demo: deps-check $(BUILD)/cachefilesd
+demo: deps-check $(BUILD)/cachefilesd $(SIM_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/vm/demo.sh
 
 # Install what is missing (Debian 12); quiet when everything is there.

@@ -13,10 +13,11 @@ set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
 BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 VM_HERE=$TOP/tests/vm
-VM_WORK=${VM_WORK:-$TOP/$BUILD/vm}
-CACHEFILESD=${CACHEFILESD:-$TOP/$BUILD/cachefilesd}
-CFSIM=${CFSIM:-$TOP/$BUILD/tests/cfsim}
+VM_WORK=${VM_WORK:-$BUILD/vm}
+CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
+CFSIM=${CFSIM:-$BUILD/tests/cfsim}
 export VM_HERE VM_WORK CACHEFILESD CFSIM
 . "$VM_HERE/vm.sh"
 . "$TOP/tests/lib.sh"
