@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,8 @@
 #define BACKOFF_MAX_MS (10 * 60 * 1000)
 #define RETRY_MIN_MS 1000
 #define STALE_MIN_MS (60 * 1000)
+#define SCAN_NICE 5			/* the scan yields to the cache's users */
+#define IOPRIO_BE_LOWEST ((2 << 13) | 7)	/* best-effort class, level 7 */
 #define AGE_PERIOD_MIN_S 60
 #define AGE_PERIOD_MAX_S 86400
 
@@ -132,7 +136,11 @@ scan_thread(void *arg)
 		.cancel = &e->cancel,
 	};
 	uint64_t one = 1;
+	pid_t tid = gettid();
 
+	/* Best effort, per thread (the workers inherit it): failures change nothing. */
+	(void)setpriority(PRIO_PROCESS, (id_t)tid, SCAN_NICE);
+	(void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, tid, IOPRIO_BE_LOWEST);
 	e->next = scan_run(e->cachefd, &o, &e->prog);
 	__atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
 	if (write(e->evfd, &one, sizeof(one)) < 0)
