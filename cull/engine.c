@@ -20,12 +20,14 @@
 #include "config.h"
 #include "kernel.h"
 #include "log.h"
+#include "names.h"
 #include "scan.h"
 #include "target.h"
 #include "util.h"
 #include "victims.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,7 +75,7 @@ struct engine {
 	uint64_t cur_done;		/* when its scan finished (now_ms) */
 	uint64_t mean_bytes, objects;
 	uint64_t round_culled;		/* successful culls since this table came */
-	uint64_t unknown_logged;
+	uint64_t odd_logged;		/* what the last logged scan left alone */
 
 	struct kstate st;
 	int have_st, started, released, dead;
@@ -187,6 +189,7 @@ static void
 log_scan(struct engine *e, const struct scan_result *r)
 {
 	const struct scan_stats *ss = scan_stats(r);
+	uint64_t odd = ss->unknown + ss->errors + ss->too_deep + ss->unsendable + ss->mounts;
 	unsigned i;
 
 	log_info("scan: %llu objects, %llu MiB in %llu.%03llu s, %zu candidates",
@@ -194,18 +197,18 @@ log_scan(struct engine *e, const struct scan_result *r)
 		 (unsigned long long)(ss->bytes >> 20),
 		 (unsigned long long)(ss->ms / 1000), (unsigned long long)(ss->ms % 1000),
 		 scan_ncand(r));
-	/* Unknown entries: named once, then only when their number changes. */
-	if (ss->unknown + ss->errors > 0 && ss->unknown != e->unknown_logged) {
-		log_warnx("scan: %llu entries not understood, left alone; %llu errors",
-			  (unsigned long long)ss->unknown,
-			  (unsigned long long)ss->errors);
-		for (i = 0; i < ss->nsamples; i++)
-			log_warnx("cache: not understood, left alone: %s", ss->samples[i]);
-		e->unknown_logged = ss->unknown;
-	}
-	if (ss->mounts)
-		log_warnx("scan: %llu mount points inside the cache not entered",
-			  (unsigned long long)ss->mounts);
+	/* What the scan left alone: named once, then again only when it changes. */
+	if (odd == 0 || odd == e->odd_logged)
+		return;
+	e->odd_logged = odd;
+	log_warnx("scan: left alone: %llu entries not understood, %llu unreadable "
+		  "or failed (errors), %llu too deep (over %d levels), %llu names no "
+		  "cull command can carry, %llu mount points",
+		  (unsigned long long)ss->unknown, (unsigned long long)ss->errors,
+		  (unsigned long long)ss->too_deep, NAMES_MAX_DEPTH,
+		  (unsigned long long)ss->unsendable, (unsigned long long)ss->mounts);
+	for (i = 0; i < ss->nsamples; i++)
+		log_warnx("cache: left alone: %s", ss->samples[i]);
 }
 
 static uint64_t
@@ -279,10 +282,12 @@ age_cutoff_ns(const struct engine *e)
 static int
 cull_one(struct engine *e, const struct victim *v, int keep_busy)
 {
+	char name[NAME_MAX * 4 + 1];
 	int err;
 
+	names_escape(v->name, name, sizeof(name));
 	if (fchdir(v->dirfd) < 0) {
-		log_warn("%s: fchdir", v->name);
+		log_warn("%s: fchdir", name);
 		e->s.busy++;
 		return 0;
 	}
@@ -292,7 +297,7 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 		e->s.culled++;
 		e->s.culled_blocks += v->blocks;
 		e->round_culled++;
-		log_debug(2, "culled %s", v->name);
+		log_debug(2, "culled %s", name);
 		return 1;
 	case -EBUSY:
 	case -ENOMEM:
@@ -307,14 +312,14 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 	case -EIO:
 		/* The channel probed: a dead cache is the loop's to handle. */
 		if (kernel_dead(e->k)) {
-			log_warnx("cull %s: %s; the cache is dead", v->name, strerror(EIO));
+			log_warnx("cull %s: %s; the cache is dead", name, strerror(EIO));
 			e->dead = 1;
 			return -1;
 		}
 		/* FALLTHROUGH */
 	default:
 		errno = -err;
-		log_warn("cull %s", v->name);
+		log_warn("cull %s", name);
 		return 0;
 	}
 }
@@ -384,9 +389,12 @@ back_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 	if (e->backoff_ms > BACKOFF_MAX_MS)
 		e->backoff_ms = BACKOFF_MAX_MS;
 	e->backoff_until = now + e->backoff_ms;
-	log_info("cull: nothing cullable (%zu busy); waiting %llu s or for released objects",
-		 e->vs ? victims_kept(e->vs) : 0,
-		 (unsigned long long)(e->backoff_ms / 1000));
+	if (e->vs && victims_kept(e->vs) > 0)
+		log_info("cull: nothing cullable (%zu busy); waiting %llu s or for released objects",
+			 victims_kept(e->vs), (unsigned long long)(e->backoff_ms / 1000));
+	else
+		log_info("cull: nothing cullable (no candidates left); rescanning in %llu s",
+			 (unsigned long long)(e->backoff_ms / 1000));
 	return timer(e->backoff_until, now, delay_ms);
 }
 

@@ -261,15 +261,29 @@ sample(struct worker *k, uint32_t dir, const char *name, const char *what)
 {
 	struct walk *w = k->w;
 	struct scan_stats *st = &w->r->st;
-	char path[SCAN_SAMPLE_LEN];
+	char path[SCAN_SAMPLE_LEN], raw[SCAN_SAMPLE_LEN];
+	char esc[SCAN_SAMPLE_LEN];
 
 	/* Lock held by the caller. */
 	if (st->nsamples >= SCAN_SAMPLES)
 		return;
 	if (scan_dir_path(w->r, dir, path, sizeof(path)) < 0)
 		path[0] = '\0';
-	snprintf(st->samples[st->nsamples++], SCAN_SAMPLE_LEN, "%s%s%s (%s)",
-		 path, path[0] ? "/" : "", name, what);
+	snprintf(raw, sizeof(raw), "%s%s%s", path, path[0] && name[0] ? "/" : "", name);
+	names_escape(raw, esc, sizeof(esc) - 32);
+	/* Truncation is fine: a sample names the entry for a human. */
+	if (snprintf(st->samples[st->nsamples++], SCAN_SAMPLE_LEN, "%s (%s)", esc,
+		     what) >= SCAN_SAMPLE_LEN)
+		st->samples[st->nsamples - 1][SCAN_SAMPLE_LEN - 1] = '\0';
+}
+
+/* A rare event worth naming: counted by the caller, sampled here. */
+static void
+note(struct worker *k, uint32_t dir, const char *name, const char *what)
+{
+	pthread_mutex_lock(&k->w->lock);
+	sample(k, dir, name, what);
+	pthread_mutex_unlock(&k->w->lock);
 }
 
 /* Unknown entries are rare: taking the lock for each costs nothing. */
@@ -365,6 +379,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 		}
 		if (d->depth + 1 > NAMES_MAX_DEPTH) {
 			k->st.too_deep++;
+			note(k, dir, name, "too deep: not entered");
 			return;
 		}
 		pthread_mutex_lock(&k->w->lock);
@@ -380,6 +395,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 	}
 	if (!names_sendable(name, strlen(name))) {
 		k->st.unsendable++;
+		note(k, dir, name, "name no cull command can carry");
 		return;
 	}
 	if (!have_stat && fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {

@@ -237,6 +237,15 @@ test_unsendable_and_foreign(void **state)
 	assert_true(has_ino(r, good));
 	assert_false(has_ino(r, bad) || has_ino(r, foreign));
 	assert_int_equal(scan_stats(r)->unsendable, 1);
+	/* Named in the samples, with the newline escaped. */
+	{
+		unsigned i, found = 0;
+		for (i = 0; i < scan_stats(r)->nsamples; i++) {
+			assert_null(strchr(scan_stats(r)->samples[i], '\n'));
+			found |= strstr(scan_stats(r)->samples[i], "Dnew\\012line") != NULL;
+		}
+		assert_true(found);
+	}
 	assert_int_equal(scan_stats(r)->unknown, 3);
 	scan_free(r);
 }
@@ -259,6 +268,8 @@ test_deep_nesting_bounded(void **state)
 	assert_true(has_ino(r, shallow));
 	assert_false(has_ino(r, deep));
 	assert_true(scan_stats(r)->too_deep >= 1);
+	assert_true(scan_stats(r)->nsamples >= 1);
+	assert_non_null(strstr(scan_stats(r)->samples[0], "too deep"));
 	scan_free(r);
 }
 
