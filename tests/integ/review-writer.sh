@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Review: culling while the cache keeps growing.  The first scan's table
+# holds every object there was (it is not full); the kernel goes on writing
+# new objects.  When the table runs out after culling made progress and the
+# kernel still asks for culling, the daemon must look again for the objects
+# created since, not back off for 30 s claiming that nothing is cullable:
+# meanwhile free space stays below bstop and the kernel refuses to cache.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/integ/lib-sim.sh"
+
+sim_setup
+if [ "$SIM_TMPFS" != 1 ]; then
+	skip "culling while the cache grows" "needs a tmpfs for a deterministic fill"
+	tap_done; exit
+fi
+sim_start --cull-delay-ms 2
+sim_config
+sim_populate 100 4 vol1		# 400 KiB: less than the deficit
+sim_fill_to 4
+daemon_start -n -s -f "$SIM_CONF"
+sim_wait_bound 5 || not_ok "binds"
+wait_for 10 grep -q 'scan:' "$DAEMON_LOG"
+# New objects after the scan, as the kernel caches new files: 1.6 MiB.
+N=$SIM_DIR/cache/Ivol2/@00
+mkdir -p "$N"
+i=0
+while [ "$i" -lt 400 ]; do
+	dd if=/dev/zero of="$N/Dnew$i" bs=4k count=1 2>/dev/null
+	i=$((i + 1))
+done
+# The kernel lets go of them (released counters, a wake-up), and runs its
+# space check.
+sim_ctl release-tree Ivol2 >/dev/null
+sim_ctl check >/dev/null
+wait_for 5 sh -c "[ \$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^culls=//p') -ge 100 ]"
+t0=$(date +%s)
+# They are cullable: within 10 s the daemon must have started on them.
+wait_for 10 sh -c "[ \$(ls '$N' | wc -l) -lt 400 ]"
+left=$(ls "$N" | wc -l)
+note "after $(( $(date +%s) - t0 )) s: $left of 400 new objects left, $(sim_available_pct)% available, culls $(sim_state culls)"
+check "objects created after the scan are culled within 10 s while the kernel asks" [ "$left" -lt 400 ]
+check_no_grep "no claim that nothing is cullable while cullable objects exist" \
+    'nothing cullable \(0 busy\)' "$DAEMON_LOG"
+check_eq "no cull or inuse outside DIR/cache" 0 "$(sim_state violations)"
+daemon_signal TERM
+daemon_wait_exit 5
+check_eq "exit 0" 0 "$DAEMON_STATUS"
+tap_done
