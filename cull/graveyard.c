@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,19 +37,46 @@ struct frame {
 struct graveyard {
 	int fd;				/* the graveyard */
 	int ifd;			/* inotify, or -1 */
-	dev_t dev;			/* never leave this filesystem */
+	dev_t dev;			/* never leave this filesystem ... */
+	uint64_t mnt_id;		/* ... nor this mount (0: unknown) */
 	struct frame stack[GRAVEYARD_DEPTH];
 	int depth;			/* frames in use; 0 = between passes */
 	unsigned long long pass_removed, pass_failed, seq;
 	struct graveyard_stats stats;
 };
 
+/* The mount an open descriptor lies on, or 0 when the kernel cannot say (< 5.8). */
+static uint64_t
+mount_id(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == -1 ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/* A name fit for the log: control characters (a forged line) become '?'. */
+static const char *
+printable(const char *name, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && name[i] != '\0'; i++)
+		buf[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 static void
 fail(struct graveyard *g, const char *what, const char *name)
 {
+	char buf[NAME_MAX + 1];
+
 	g->stats.failed++;
 	if (++g->pass_failed <= FAILURES_SHOWN)
-		log_warn("graveyard: %s %s", what, name);
+		log_warn("graveyard: %s %s", what, printable(name, buf, sizeof(buf)));
 }
 
 static void
@@ -94,6 +122,7 @@ graveyard_open(int parentfd, const char *name)
 	g = xcalloc(1, sizeof(*g));
 	g->fd = fd;
 	g->dev = sb.st_dev;
+	g->mnt_id = mount_id(fd);
 	watch(g);
 	return g;
 }
@@ -181,16 +210,19 @@ top_fd(const struct graveyard *g)
 static void
 removed(struct graveyard *g, const char *what, const char *name)
 {
+	char buf[NAME_MAX + 1];
+
 	g->stats.removed++;
 	g->pass_removed++;
-	log_debug(2, "graveyard: removed %s %s", what, name);
+	if (log_get_debug() >= 2)
+		log_debug(2, "graveyard: removed %s %s", what, printable(name, buf, sizeof(buf)));
 }
 
 /* A subtree deeper than the stack: move it to the top level for a later pass. */
 static void
 move_up(struct graveyard *g, const char *name)
 {
-	char dst[64];
+	char dst[64], buf[NAME_MAX + 1];
 
 	snprintf(dst, sizeof(dst), "deep.%ld.%llu", (long)getpid(), ++g->seq);
 	if (renameat2(top_fd(g), name, g->fd, dst, RENAME_NOREPLACE) == -1) {
@@ -200,7 +232,8 @@ move_up(struct graveyard *g, const char *name)
 	}
 	g->stats.moved++;
 	g->pass_removed++;	/* progress: a later pass will see it */
-	log_debug(1, "graveyard: moved %s up as %s (deeper than %d)", name, dst,
+	log_debug(1, "graveyard: moved %s up as %s (deeper than %d)",
+		  printable(name, buf, sizeof(buf)), dst,
 		  GRAVEYARD_DEPTH);
 }
 
@@ -229,8 +262,9 @@ descend(struct graveyard *g, const char *name)
 		fail(g, "open directory", name);
 		return;
 	}
-	if (fstat(fd, &sb) == -1 || sb.st_dev != g->dev) {
-		/* A mount point: what lies beyond is not ours to remove. */
+	if (fstat(fd, &sb) == -1 || sb.st_dev != g->dev ||
+	    (g->mnt_id != 0 && mount_id(fd) != g->mnt_id)) {
+		/* A mount point (a bind mount of this filesystem too): not ours. */
 		errno = EXDEV;
 		fail(g, "descend into", name);
 		close(fd);

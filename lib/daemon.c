@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #define BUSY_WAIT_MS 10000	/* how long a previous instance may take to withdraw */
@@ -660,6 +661,25 @@ cleanup(struct daemon *d)
 		close(d->report_fd);
 }
 
+/*
+ * A daemon keeps no descriptor it did not open (daemon(7)): close all but
+ * stdio.  The syslog connection goes too, so it is closed first and opened
+ * again; otherwise syslog() would keep writing to a number that the device
+ * may get next.
+ */
+static void
+close_inherited(const struct options *opt)
+{
+	closelog();
+	if (close_range(3, ~0U, 0) == -1) {
+		int fd, max = (int)sysconf(_SC_OPEN_MAX);
+
+		for (fd = 3; fd < max && fd < 65536; fd++)
+			close(fd);
+	}
+	log_init("cachefilesd", opt->to_stderr, opt->debug);
+}
+
 /* The pidfile: -p, or the default when detaching; none with -n unless -p. */
 static const char *
 pidfile_path(const struct options *opt)
@@ -685,6 +705,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->engfd = -1;
 	d->phase = -1;
 	d->exit_status = 1;
+	close_inherited(opt);
 	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * Until the loop owns them, TERM, INT and HUP wait: READY=1 goes out

@@ -8,65 +8,176 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#define OWNER_CHECK_MAX 4096	/* top-level entries looked at for foreign owners */
+#define CHECK_DEPTH 16		/* deeper than any layout the kernel makes */
+#define CHECK_ENTRIES 1000000	/* directory entries read before giving up */
+
+enum owners { OWN_ALL, OWN_FOREIGN, OWN_UNCHECKED };
+
+struct owner_walk {
+	uid_t me;
+	dev_t dev;
+	uint64_t mnt_id;	/* 0: unknown */
+	unsigned long entries;
+	char path[PATH_MAX];	/* where the walk is, for the message */
+	size_t len;
+	uid_t foreign_uid;
+};
+
+/* Append "/name" to the walk's path; returns the old length to restore. */
+static size_t
+path_push(struct owner_walk *w, const char *name)
+{
+	size_t old = w->len;
+	int n = snprintf(w->path + old, sizeof(w->path) - old, "%s%s", old ? "/" : "", name);
+
+	size_t i;
+
+	if (n > 0 && (size_t)n < sizeof(w->path) - old)
+		w->len += (size_t)n;
+	else
+		w->path[old] = '\0';
+	/* A name is not trusted with the log: no control characters. */
+	for (i = old; i < w->len; i++)
+		if ((unsigned char)w->path[i] < 0x20 || w->path[i] == 0x7f)
+			w->path[i] = '?';
+	return old;
+}
+
+static enum owners walk_dirs(struct owner_walk *w, int fd, int depth);
+
+/* Descend into directory name of parent; the descriptor goes to walk_dirs(). */
+static enum owners
+walk_sub(struct owner_walk *w, int parent, const char *name, int depth)
+{
+	enum owners r;
+	size_t old;
+	int fd;
+
+	if (depth > CHECK_DEPTH)
+		return OWN_UNCHECKED;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return errno == ENOENT ? OWN_ALL : OWN_UNCHECKED;
+	old = path_push(w, name);
+	r = walk_dirs(w, fd, depth);
+	if (r == OWN_ALL) {
+		w->len = old;
+		w->path[old] = '\0';
+	}
+	return r;
+}
 
 /*
- * Does any directory at the top of fd belong to someone else?  Files do not
- * matter (stat and unlink need rights on the parent only), and the kernel
- * creates a volume's fan-out directories together with the volume, so the
- * top level tells whether the walk below would meet a directory it cannot
- * enter: one left from a time when the cache root had another owner.
+ * Is every directory below fd (which it closes) ours?  Files do not matter:
+ * stat, cull and unlink need rights on the parent only.  Only directories
+ * with subdirectories are read (a link count of 2 says there are none), so
+ * on the usual layout this reads the volume directories and stats their
+ * fan-outs, not the data files.  Another mount is not the scan's.
  */
-static int
-foreign_dirs(int fd, uid_t me)
+static enum owners
+walk_dirs(struct owner_walk *w, int fd, int depth)
 {
+	enum owners r = OWN_ALL;
 	struct dirent *de;
-	struct stat sb;
-	int dfd, n = 0, found = 0;
+	struct statx sx;
 	DIR *d;
 
-	if ((dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return 1;
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return 1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return OWN_UNCHECKED;
 	}
-	while (!found && n++ < OWNER_CHECK_MAX && (de = readdir(d)) != NULL) {
-		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+	while (r == OWN_ALL && (de = readdir(d)) != NULL) {
+		if (++w->entries > CHECK_ENTRIES) {
+			r = OWN_UNCHECKED;
+			break;
+		}
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (statx(dirfd(d), de->d_name, AT_SYMLINK_NOFOLLOW,
+			  STATX_TYPE | STATX_UID | STATX_NLINK | STATX_MNT_ID, &sx) == -1 ||
+		    !S_ISDIR(sx.stx_mode) || makedev(sx.stx_dev_major, sx.stx_dev_minor) != w->dev ||
+		    ((sx.stx_mask & STATX_MNT_ID) && w->mnt_id != 0 && sx.stx_mnt_id != w->mnt_id))
 			continue;
-		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(sb.st_mode) && sb.st_uid != me)
-			found = 1;
+		if (sx.stx_uid != w->me) {
+			path_push(w, de->d_name);
+			w->foreign_uid = sx.stx_uid;
+			r = OWN_FOREIGN;
+		}
+		else if (sx.stx_nlink != 2)
+			r = walk_sub(w, dirfd(d), de->d_name, depth + 1);
 	}
 	closedir(d);
-	return found;
+	return r;
+}
+
+/* Walk below fd, named label (relative to DIR) in messages. */
+static enum owners
+walk_top(struct owner_walk *w, int fd, const char *label)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd == -1)
+		return OWN_UNCHECKED;
+	w->len = 0;
+	w->path[0] = '\0';
+	path_push(w, label);
+	return walk_dirs(w, dfd, 0);
+}
+
+/* The owner of one of the three top directories, checked. */
+static enum owners
+top_owner(struct owner_walk *w, const struct stat *sb, const char *label)
+{
+	if (sb->st_uid == w->me)
+		return OWN_ALL;
+	w->len = 0;
+	w->path[0] = '\0';
+	path_push(w, label);
+	w->foreign_uid = sb->st_uid;
+	return OWN_FOREIGN;
 }
 
 /* Does scanning need to bypass file modes: is any of the tree someone else's? */
-static int
-need_dac(int cachefd, int gravefd)
+static enum owners
+tree_owners(int cachefd, int gravefd)
 {
+	struct owner_walk w = { .me = geteuid() };
 	struct stat a, b, r;
-	uid_t me = geteuid();
+	struct statx sx;
+	enum owners o;
 
 	if (fstat(cachefd, &a) == -1 || fstat(gravefd, &b) == -1 ||
 	    fstatat(cachefd, "..", &r, AT_SYMLINK_NOFOLLOW) == -1) {
 		log_warn("cache directory: fstat");
-		return 1;
+		return OWN_UNCHECKED;
 	}
-	if (a.st_uid != me || b.st_uid != me || r.st_uid != me)
-		return 1;
-	return foreign_dirs(cachefd, me) || foreign_dirs(gravefd, me);
+	w.dev = a.st_dev;
+	if (statx(cachefd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) == 0 &&
+	    (sx.stx_mask & STATX_MNT_ID))
+		w.mnt_id = sx.stx_mnt_id;
+	if ((o = top_owner(&w, &r, ".")) == OWN_ALL &&
+	    (o = top_owner(&w, &a, "cache")) == OWN_ALL &&
+	    (o = top_owner(&w, &b, "graveyard")) == OWN_ALL &&
+	    (o = walk_top(&w, cachefd, "cache")) == OWN_ALL)
+		o = walk_top(&w, gravefd, "graveyard");
+	log_debug(1, "ownership check: %lu directory entries read", w.entries);
+	if (o == OWN_FOREIGN)
+		log_info("%s%s belongs to uid %lu, not to the daemon: the scan needs the DAC capabilities",
+			 strcmp(w.path, ".") == 0 ? "the cache root" : "cache root/",
+			 strcmp(w.path, ".") == 0 ? "" : w.path, (unsigned long)w.foreign_uid);
+	return o;
 }
 
 /* Shrink the bounding set to keep[]; needs CAP_SETPCAP, so it may be refused. */
@@ -106,8 +217,13 @@ held(const cap_value_t *want, int nwant, cap_value_t *out)
 }
 
 static void
-log_kept(const cap_value_t *keep, int nkeep, int dac)
+log_kept(const cap_value_t *keep, int nkeep, enum owners owners)
 {
+	static const char *const why[] = {
+		[OWN_ALL] = "",
+		[OWN_FOREIGN] = " (part of the cache tree belongs to another user)",
+		[OWN_UNCHECKED] = " (the cache tree's owners could not all be checked)",
+	};
 	char buf[128] = "";
 	char *name;
 	int i;
@@ -121,8 +237,7 @@ log_kept(const cap_value_t *keep, int nkeep, int dac)
 		strncat(buf, name, sizeof(buf) - strlen(buf) - 1);
 		cap_free(name);
 	}
-	log_info("capabilities kept: %s%s", nkeep ? buf : "none",
-		 dac ? " (part of the cache tree belongs to another user)" : "");
+	log_info("capabilities kept: %s%s", nkeep ? buf : "none", why[owners]);
 }
 
 int
@@ -130,10 +245,11 @@ priv_drop(int cachefd, int gravefd)
 {
 	static const cap_value_t dac[] = { CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE };
 	cap_value_t keep[2];
-	int nkeep = 0, want_dac = need_dac(cachefd, gravefd);
+	enum owners owners = tree_owners(cachefd, gravefd);
+	int nkeep = 0;
 	cap_t caps;
 
-	if (want_dac)
+	if (owners != OWN_ALL)
 		nkeep = held(dac, 2, keep);
 	drop_bound(keep, nkeep);
 	/* We never exec after start-up: nothing may regain privileges that way. */
@@ -158,6 +274,6 @@ priv_drop(int cachefd, int gravefd)
 		return -1;
 	}
 	cap_free(caps);
-	log_kept(keep, nkeep, want_dac);
+	log_kept(keep, nkeep, owners);
 	return 0;
 }

@@ -13,9 +13,11 @@
 
 /*
  * Drop every capability from the effective, permitted, inheritable and
- * ambient sets except the DAC pair when cachefd or gravefd is owned by a uid
- * other than the effective one; shrink the bounding set when allowed and set
- * no_new_privs.  Logs the kept set.  Returns 0, or -1 after logging.
+ * ambient sets except the DAC pair when the cache root, DIR/cache,
+ * DIR/graveyard or any directory below them belongs to another uid than the
+ * effective one (or the tree is too big to check); shrink the bounding set
+ * when allowed and set no_new_privs.  Logs the kept set.  Returns 0, or -1
+ * after logging.
  */
 int priv_drop(int cachefd, int gravefd);
 

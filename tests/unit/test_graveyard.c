@@ -276,6 +276,29 @@ test_mount_point(void **state)
 	umount(mnt);
 }
 
+static void
+test_bind_mount(void **state)
+{
+	char src[PATH_MAX], mnt[PATH_MAX];
+	struct graveyard *g;
+
+	(void)state;
+	/* The same filesystem, so the device number cannot tell. */
+	mk("graveyard/b");
+	snprintf(src, sizeof(src), "%s/outside", root);
+	snprintf(mnt, sizeof(mnt), "%s/graveyard/b", root);
+	if (mount(src, mnt, NULL, MS_BIND, NULL) == -1)
+		skip();
+	touch("graveyard/other");
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	drain(g, GRAVEYARD_BATCH);
+	assert_true(exists("outside/keep"));
+	assert_false(exists("graveyard/other"));
+	graveyard_free(g);
+	umount(mnt);
+}
+
 int
 main(void)
 {
@@ -287,6 +310,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_deep_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inotify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mount_point, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bind_mount, setup, teardown),
 	};
 
 	log_init("test_graveyard", 1, 0);

@@ -199,6 +199,43 @@ test_foreign_buried(void **state)
 	check_keeps_dac("/graveyard/0000000100000001");
 }
 
+/* A fan-out directory deep in a volume that is ours. */
+static void
+test_foreign_fanout(void **state)
+{
+	char path[300];
+	int i;
+
+	(void)state;
+	need_root();
+	snprintf(path, sizeof(path), "%s/cache/Ivol", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/cache/Ivol/@%02x", root, i);
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+	check_keeps_dac("/cache/Ivol/@02");
+}
+
+/* A deep tree that is all ours: nothing kept. */
+static void
+test_own_deep_tree(void **state)
+{
+	char path[300];
+	struct caps c;
+	int i;
+
+	(void)state;
+	need_root();
+	snprintf(path, sizeof(path), "%s/graveyard/0000000100000001", root);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(mkdir(path, 0700), 0);
+		strncat(path, "/d", sizeof(path) - strlen(path) - 1);
+	}
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == 0);
+}
+
 static void
 test_foreign_file_is_fine(void **state)
 {
@@ -224,6 +261,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_volume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_buried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_fanout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_deep_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_file_is_fine, setup, teardown),
 	};
 
