@@ -10,7 +10,9 @@
  * still wants culling and the last pass made progress; when a whole pass
  * found nothing cullable it backs off (30 s doubling to 10 min), retrying
  * the busy objects when the kernel reports released objects.  The age
- * limit, when set, is the only reason for periodic scans.
+ * limit, when set, is the only reason for periodic scans: every cull_age/10,
+ * clamped to [1 min, 1 day], and at once when a full table held only
+ * objects past the limit.  Without it an idle engine sets no timer.
  *
  * When a cull fails with EIO and the kernel channel finds the cache dead
  * (kernel_dead()), the engine stops and returns ENGINE_IDLE; the loop
