@@ -649,7 +649,8 @@ static const struct explanation explanations[] = {
 	{ "debug", EINVAL, "the debug mask is not a number" },
 	{ "bind", ENOENT, "the cache directory is missing" },
 	{ "bind", ENOTDIR, "the cache directory path is not a directory" },
-	{ "bind", EROFS, "the cache filesystem is mounted read-only" },
+	{ "bind", EROFS, "the cache filesystem is mounted read-only (or, under systemd, ProtectSystem= "
+	  "makes it so: add the directory to ReadWritePaths=)" },
 	{ "bind", EOPNOTSUPP, "the cache filesystem lacks user xattrs or another needed feature "
 	  "(statfs, sync_fs, block size <= page size), or secctx was given on a kernel without SELinux" },
 	{ "bind", EBUSY, "the cache is already bound, or another cache uses the same tag" },
