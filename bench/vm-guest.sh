@@ -5,6 +5,9 @@
 #   cull DEV DAEMON COUNT      tree on /dev/DEV below bcull: bind, cull to brun
 #   idle DEV DAEMON COUNT      tree within its limits: CPU over two 20 s windows
 #   nocull DAEMON              only objects held open through 9p: CPU over 20 s
+#   restart DAEMON TIMES       start, wait 3 s, stop, TIMES times on a small tree:
+#                              bind times, and how often the daemon dies by itself
+#   strace                     later runs under strace -f (debugging; spoils CPU and RSS)
 # DAEMON is "historical" (/usr/sbin/cachefilesd-hist) or "ours".  Each run
 # writes /out/vmb-KIND-DAEMON-COUNT.raw (key=value lines) and its files;
 # the host turns them into result lines.  Times come from one clock: the
@@ -44,7 +47,12 @@ start_daemon() {
 	reg0=$(nreg)
 	kmark "start $1"
 	mark "start"
-	"$bin" -n -s -f /tmp/vmb.conf 2> "$2" &
+	if [ -n "${STRACE:-}" ] && [ -x /usr/bin/strace ]; then
+		# debugging only: PID is strace's, so CPU and RSS are not the daemon's
+		strace -f -tt -o "$2.strace" "$bin" -n -s -f /tmp/vmb.conf 2> "$2" &
+	else
+		"$bin" -n -s -f /tmp/vmb.conf 2> "$2" &
+	fi
 	PID=$!
 	remember_pid "$PID"
 	wait_until 120 reg_above "$reg0"
@@ -64,11 +72,12 @@ stop_daemon() {
 	while alive "$PID" && [ $n -gt 0 ]; do sleep 0.2; n=$((n - 1)); done
 	kill -KILL "$PID" 2>/dev/null
 	wait "$PID" 2>/dev/null
+	EXIT=$?
 }
 
 run_cull() {
 	dev=$1 who=$2 count=$3 limit=${4:-300}
-	out=/out/vmb-cull-$who-$count
+	out=/out/vmb-cull-$who-$count-$dev
 	mount_tree "$dev" "$who" || return 1
 	fill_to 5 "$B/filler" || return 1
 	{
@@ -94,6 +103,7 @@ run_cull() {
 		echo "start_ts=$(mark_ts start) reached_ts=$(mark_ts reached)"
 	} >> "$out.raw"
 	stop_daemon
+	echo "exit=$EXIT" >> "$out.raw"
 	grep -E 'cachefiles_unlink|tracing_mark_write' "$TR/trace" > "$out.trace"
 	find "$B/c/cache" -type f | sed 's,.*/,,' > "$out.surv"
 	[ -f "$B/filler" ] && echo "filler_kept=1" >> "$out.raw" || echo "filler_kept=0" >> "$out.raw"
@@ -161,6 +171,42 @@ run_nocull() {
 	log "nocull run $who: $(cat "$out.raw")"
 }
 
+# Many short lives on a small tree of 300 objects (within its limits): the
+# start-up scan and its table hand-over happen each time.  Records the bind
+# time of each start and the exit status of each daemon that ended by itself.
+run_restarts() {
+	who=$1 times=$2
+	out=/out/vmb-restart-$who-0
+	FS=/fs
+	d=/fs/restart-$who
+	i=0
+	while [ $i -lt 300 ]; do
+		f=$d/cache/Itest,vol/@$(printf %02x $((i % 16)))
+		mkdir -p "$f"
+		echo "object $i" > "$f/D$i,restart"
+		i=$((i + 1))
+	done
+	conf_limits "$d" "vmbr$who" > /tmp/vmb.conf
+	echo "aslr=$(cat /proc/sys/kernel/randomize_va_space)" > "$out.raw"
+	i=0
+	while [ $i -lt "$times" ]; do
+		if start_daemon "$who" /tmp/restart.log; then
+			b=$(sub_ts "$(reg_ts)" "$(kmark_ts "start $who")")
+		else
+			b=NA
+		fi
+		sleep 3
+		if alive "$PID"; then died=0; else died=1; fi
+		stop_daemon
+		echo "run=$i bind_s=$b died=$died exit=$EXIT" >> "$out.raw"
+		[ $died = 1 ] && cp /tmp/restart.log "$out.died$i.log"
+		i=$((i + 1))
+	done
+	rm -rf "$d"
+	log "restart runs $who: $(tr '\n' ' ' < "$out.raw")"
+}
+sub_ts() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "NA"; else printf "%.3f", a - b }'; }
+
 # Synthetic objects against the real module, driven by hand through the
 # device: bind a cache whose tree was made with mkdir and echo (no xattr),
 # then "inuse" and "cull" each kind of name.
@@ -195,10 +241,12 @@ run_probe() {
 
 while read -r kind a b c d; do
 	case $kind in
+	strace) STRACE=1 ;;
 	probe)  run_probe ;;
 	cull)   run_cull "$a" "$b" "$c" "$d" ;;
 	idle)   run_idle "$a" "$b" "$c" ;;
 	nocull) run_nocull "$a" ;;
+	restart) run_restarts "$a" "$b" ;;
 	esac
 done < /out/bench-plan
 echo "ok - vmbench finished"

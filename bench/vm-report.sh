@@ -32,6 +32,7 @@ for raw in "$out"/vmb-cull-*.raw; do
 	[ -f "$raw" ] || continue
 	base=${raw%.raw}
 	name=${base##*/vmb-cull-}
+	dev=${name##*-}; name=${name%-*}
 	who=${name%-*} n=${name##*-}
 	st=$(val "$raw" start_ts)
 	bind=$(sub "$(val "$raw" bind_ts)" "$(val "$raw" kstart_ts)")
@@ -42,11 +43,12 @@ for raw in "$out"/vmb-cull-*.raw; do
 	[ "$(val "$raw" reached)" = 1 ] && done_s=$(sub "$(val "$raw" reached_ts)" "$st")
 	cpu=$(awk -v t="$(val "$raw" cpu_ticks)" 'BEGIN { printf "%.2f", t / 100 }')
 	set -- $(lru "$work/tree-$n.manifest" "$base.surv")
-	echo "bench=vm-cull daemon=$who objects=$n bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") cpu_s=$cpu rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 filler_kept=$(val "$raw" filler_kept) accel=$accel"
+	echo "bench=vm-cull daemon=$who objects=$n bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") cpu_s=$cpu rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 filler_kept=$(val "$raw" filler_kept) exit=$(val "$raw" exit) disk=$dev accel=$accel"
 done > "$out/cull-lines.txt"
 cat "$out/cull-lines.txt"
 
-field() { grep "daemon=$1 objects=$2 " "$out/cull-lines.txt" | tr ' ' '\n' | sed -n "s/^$3=//p"; }
+# A field of the first run of DAEMON on COUNT objects that reached brun.
+field() { grep "daemon=$1 objects=$2 " "$out/cull-lines.txt" | grep -v 'done_s=NA' | head -1 | tr ' ' '\n' | sed -n "s/^$3=//p"; }
 for n in $(sed -n 's/.* objects=\([0-9]*\) .*/\1/p' "$out/cull-lines.txt" | sort -un); do
 	line="bench=vm-cull-ratio objects=$n historical=$hver"
 	for f in bind_s first_cull_s done_s cpu_s rss_kb; do
@@ -64,4 +66,13 @@ for raw in "$out"/vmb-nocull-*.raw; do
 	[ -f "$raw" ] || continue
 	name=${raw%.raw}; name=${name##*/vmb-nocull-}
 	echo "bench=vm-nocull daemon=${name%-*} busy_objects=$(val "$raw" objects_before) objects_after=$(val "$raw" objects_after) cpu20_s=$(awk -v a="$(val "$raw" c0)" -v b="$(val "$raw" c1)" 'BEGIN { printf "%.2f", (b - a) / 100 }') alive=$(val "$raw" alive) accel=$accel"
+done
+for raw in "$out"/vmb-restart-*.raw; do
+	[ -f "$raw" ] || continue
+	name=${raw%.raw}; name=${name##*/vmb-restart-}
+	starts=$(grep -c '^run=' "$raw")
+	died=$(grep -c 'died=1' "$raw")
+	codes=$(grep 'died=1' "$raw" | sed 's/.*exit=//' | sort | uniq -c | awk '{ printf "%s%sx%s", s, $1, $2; s = "," }')
+	med=$(grep '^run=' "$raw" | tr ' ' '\n' | sed -n 's/^bind_s=//p' | grep -v NA | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "NA" }')
+	echo "bench=vm-restart daemon=${name%-*} starts=$starts died=$died exit_codes=${codes:-none} bind_median_s=$med $(head -1 "$raw") accel=$accel"
 done

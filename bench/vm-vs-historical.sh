@@ -10,11 +10,16 @@
 #   bench=vm-cull-ratio objects=N historical_over_ours_done= ..._cpu= ..._rss=
 #   bench=vm-idle daemon=D objects=N startup20_cpu_s= idle20_cpu_s=
 #   bench=vm-nocull daemon=D cpu20_s= ...
+#   bench=vm-restart daemon=D starts= died= exit_codes= bind_median_s=
 #
 #   BUILD            build directory (default build); needs $BUILD/cachefilesd
 #                    and $BUILD/bench/vm-gen (make BUILD=... $BUILD/bench/vm-gen)
 #   VMB_COUNTS       object counts (default "20000 100000")
 #   VMB_NOCULL=0     skip the nothing-cullable runs
+#   VMB_DAEMONS      which cull runs (default "historical ours")
+#   VMB_IDLE=0       skip the idle runs
+#   VMB_RESTARTS     short lives of each daemon on a small tree (default 16; 0 skips)
+#   VMB_STRACE=1     run the daemons under strace -f (debugging only)
 #   VMB_LIMIT        seconds a cull run may take before it counts as failed (300)
 #   VM_WORK          work directory (default $BUILD/vm-bench)
 set -u
@@ -28,6 +33,7 @@ CFSIM=${CFSIM:-$TOP/$BUILD/tests/cfsim}
 GEN=${VMB_GEN:-$TOP/$BUILD/bench/vm-gen}
 COUNTS=${VMB_COUNTS:-20000 100000}
 LIMIT=${VMB_LIMIT:-300}
+DAEMONS=${VMB_DAEMONS:-historical ours}
 export VM_HERE VM_WORK CACHEFILESD CFSIM
 . "$VM_HERE/vm.sh"
 
@@ -57,7 +63,8 @@ HIST_VERSION=$(basename "$VM_WORK"/historical/cachefilesd_*.deb .deb | sed 's/^c
 # image N: the pristine tree of N objects and its manifest (cached).
 image() {
 	n=$1 img=$VM_WORK/tree-$1.ext4 man=$VM_WORK/tree-$1.manifest
-	[ -s "$img" ] && [ -s "$man" ] && [ "$img" -nt "$GEN" ] && return 0
+	stamp="$(cksum < "$TOP/bench/vm-gen.c") $n"
+	[ -s "$img" ] && [ -s "$man" ] && [ "$(cat "$img.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	say "generating $n objects"
 	t=$VM_WORK/tree-$n.d
 	rm -rf "$t" "$img"; mkdir -p "$t"
@@ -68,6 +75,7 @@ image() {
 	mkfs.ext4 -F -q -b 4096 -I 256 -N $((n * 3 + 4096)) -d "$t" "$img" "${kib}K" || return 1
 	rm -rf "$t"
 	mv "$man.tmp" "$man"
+	echo "$stamp" > "$img.stamp"
 }
 
 plan=
@@ -85,17 +93,24 @@ first=
 for n in $COUNTS; do
 	image "$n" || skip "could not generate the $n-object image"
 	[ -n "$first" ] || first=$n
-	for who in historical ours; do
+	for who in $DAEMONS; do
 		add_drive "$VM_WORK/tree-$n.ext4"
 		plan="$plan
 cull $DEV $who $n $LIMIT"
 	done
 done
-for who in historical ours; do
+[ "${VMB_STRACE:-0}" = 1 ] && plan="strace
+$plan"
+[ "${VMB_IDLE:-1}" = 0 ] || for who in historical ours; do
 	add_drive "$VM_WORK/tree-$first.ext4"
 	plan="$plan
 idle $DEV $who $first"
 done
+if [ "${VMB_RESTARTS:-16}" -gt 0 ]; then
+	plan="$plan
+restart historical ${VMB_RESTARTS:-16}
+restart ours ${VMB_RESTARTS:-16}"
+fi
 if [ "${VMB_NOCULL:-1}" != 0 ]; then
 	plan="$plan
 nocull historical
@@ -110,13 +125,14 @@ x=$VM_WORK/extra-root
 rm -rf "$x"; mkdir -p "$x/vm"
 cp "$TOP/bench/vm-guest.sh" "$x/vm/s-vmbench.sh"
 vm_put_program "$x" "$HIST" /usr/sbin/cachefilesd-hist
+[ "${VMB_STRACE:-0}" = 1 ] && vm_put_program "$x" "$(command -v strace)" /usr/bin/strace
 (cd "$x" && find . | cpio -o -H newc --quiet) > "$VM_WORK/extra.cpio" || skip "cpio failed"
 cat "$VM_WORK/initramfs.cpio" "$VM_WORK/extra.cpio" > "$VM_WORK/bench-initramfs.cpio"
 
 bd=$VM_WORK/boot
 rm -rf "$bd"; mkdir -p "$bd/out"
 echo "$plan" > "$bd/out/bench-plan"
-echo "vmbench $((LIMIT * 6 + 600))" > "$bd/out/plan"
+echo "vmbench $((LIMIT * 6 + 900))" > "$bd/out/plan"
 truncate -s 64M "$bd/cache.img"
 mkfs.ext4 -F -q "$bd/cache.img" || skip "mkfs failed"
 accel=$(vm_accel)
@@ -128,7 +144,7 @@ say "booting ($accel, kernel $(vm_kver)); plan: $(echo "$plan" | tr '\n' ';')"
 # The same QEMU command as vm_boot in tests/vm/vm.sh, with our disks added
 # (vm_boot makes one fresh 64 MiB disk and takes no others).
 t0=$(date +%s)
-timeout -k 5 $((LIMIT * 6 + 700)) qemu-system-x86_64 $acc $(vm_machine) \
+timeout -k 5 $((LIMIT * 6 + 1000)) qemu-system-x86_64 $acc $(vm_machine) \
 	-m "$VM_MEM" -smp 1 -nodefaults -no-reboot -display none -serial stdio \
 	-kernel "/boot/vmlinuz-$(vm_kver)" -initrd "$VM_WORK/bench-initramfs.cpio" \
 	-append "console=ttyS0 rdinit=/init panic=-1 quiet" \
