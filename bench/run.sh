@@ -116,3 +116,4 @@ else
 fi
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# results in $OUT"
+if [ "${BENCH_VM:-0}" = 1 ]; then BUILD=$BUILD sh bench/vm-vs-historical.sh | tee -a "$OUT"; fi  # [hist] opt-in: vs cachefilesd 0.10.10 in QEMU, ~7 min (bench/VM-RESULTS.md)
