@@ -27,10 +27,14 @@ cd "$(dirname "$0")/.."
 TOP=$PWD
 BUILD=${BUILD:-build}
 VM_HERE=$TOP/tests/vm
-VM_WORK=${VM_WORK:-$TOP/$BUILD/vm-bench}
-CACHEFILESD=${CACHEFILESD:-$TOP/$BUILD/cachefilesd}
-CFSIM=${CFSIM:-$TOP/$BUILD/tests/cfsim}
-GEN=${VMB_GEN:-$TOP/$BUILD/bench/vm-gen}
+case $BUILD in
+/*) B=$BUILD ;;
+*)  B=$TOP/$BUILD ;;
+esac
+VM_WORK=${VM_WORK:-$B/vm-bench}
+CACHEFILESD=${CACHEFILESD:-$B/cachefilesd}
+CFSIM=${CFSIM:-$B/tests/cfsim}
+GEN=${VMB_GEN:-$B/bench/vm-gen}
 COUNTS=${VMB_COUNTS:-20000 100000}
 LIMIT=${VMB_LIMIT:-300}
 DAEMONS=${VMB_DAEMONS:-historical ours}
@@ -140,6 +144,7 @@ case $accel in
 kvm) acc="-accel kvm" ;;
 *)   acc="-accel tcg" ;;
 esac
+say "host load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 say "booting ($accel, kernel $(vm_kver)); plan: $(echo "$plan" | tr '\n' ';')"
 # The same QEMU command as vm_boot in tests/vm/vm.sh, with our disks added
 # (vm_boot makes one fresh 64 MiB disk and takes no others).
@@ -153,5 +158,6 @@ timeout -k 5 $((LIMIT * 6 + 1000)) qemu-system-x86_64 $acc $(vm_machine) \
 	-virtfs "local,path=$bd/out,mount_tag=out,security_model=none" \
 	< /dev/null > "$bd/console.log" 2>&1
 qrc=$?
+say "host load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say "QEMU status $qrc after $(( $(date +%s) - t0 ))s; results in $bd/out"
 sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel" "$HIST_VERSION"
