@@ -6,13 +6,18 @@
  *   bench=scan objects=N seconds=S rate=R threads=J candidates=K
  *       table_bytes=B bytes_per_candidate=C rss_delta_kb=D maxrss_kb=M
  *
- *   scanbench [-k CANDIDATES] [-j THREADS] [-l LABEL] DIR
+ *   scanbench [-k CANDIDATES] [-j THREADS] [-l LABEL] [-v] DIR
+ *
+ * With -v it then walks the candidates oldest first as the culler does
+ * (names found again by inode, each object re-stat'ed; nothing removed) and
+ * prints "bench=victims handed=N seconds=S rate=R".
  *
  * DIR is the cache root (the directory holding cache/).  table_bytes counts
  * what the scan keeps: the candidate records plus the directory table;
  * rss_delta_kb is the growth of the resident set while the result is held.
  */
 #include "scan.h"
+#include "victims.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -55,12 +60,13 @@ main(int argc, char **argv)
 	struct rusage ru;
 	double t0, t1;
 	long rss0, rss1;
-	int c, fd;
+	int c, fd, walk = 0;
 	char path[4096];
 	size_t table;
 
-	while ((c = getopt(argc, argv, "k:j:l:")) != -1) {
+	while ((c = getopt(argc, argv, "k:j:l:v")) != -1) {
 		switch (c) {
+		case 'v': walk = 1; break;
 		case 'k': o.max_candidates = strtoull(optarg, NULL, 10); break;
 		case 'j': o.threads = (unsigned)atoi(optarg); break;
 		case 'l': label = optarg; break;
@@ -103,6 +109,21 @@ main(int argc, char **argv)
 	       scan_ncand(r) ? (double)(rss1 - rss0) * 1024.0 / (double)scan_ncand(r) : 0.0,
 	       ru.ru_maxrss,
 	       (unsigned long long)st->unknown, (unsigned long long)st->errors);
+	if (walk) {
+		struct victims *vs = victims_new(r, fd);
+		struct victim v;
+		unsigned long long n = 0;
+
+		t0 = now_s();
+		while (victims_next(vs, &v))
+			n++;
+		t1 = now_s();
+		printf("bench=victims handed=%llu vanished=%llu moved=%llu seconds=%.3f rate=%.0f\n",
+		       n, (unsigned long long)victims_stats(vs)->vanished,
+		       (unsigned long long)victims_stats(vs)->moved, t1 - t0,
+		       (double)n / (t1 - t0 > 0 ? t1 - t0 : 1e-9));
+		victims_free(vs);
+	}
 	scan_free(r);
 	close(fd);
 	return 0;

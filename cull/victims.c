@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * victims.c: candidates back to names, in windows.  A window is the next
- * WINDOW candidates; a hash of their (directory, inode) pairs lets one
+ * W candidates; a hash of their (directory, inode) pairs lets one
  * getdents64 pass over a directory resolve every candidate of the window
  * that lives there, so each directory is read at most once per window
  * however the candidates are spread.  Names are kept for the window only.
+ * W is an eighth of the objects scanned, within [32 Ki, 256 Ki]: a window
+ * costs about one read of every directory, so about 8 directory entries a
+ * victim, for at most ~20 MB of names while culling.
  */
 #include "victims.h"
 #include "heap.h"
@@ -21,9 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define WINDOW 32768
-#define HASH_SIZE (2 * WINDOW)	/* power of two, load <= 0.5 */
-#define FD_SLOTS 64
+#define WINDOW_MIN 32768
+#define WINDOW_MAX 262144
+#define FD_SLOTS 256		/* open directories kept: one volume's fan-out */
 #define DENTS_BUF (64 * 1024)
 
 struct victims {
@@ -31,6 +34,7 @@ struct victims {
 	struct cand *v;
 	size_t n, cur, kept, last;
 	size_t wbeg, wend;
+	size_t window, hsize;		/* hsize: power of two >= 2 * window */
 	uint32_t *names;		/* per window slot: arena offset + 1, 0 = unknown */
 	char *arena;
 	size_t alen, acap;
@@ -47,11 +51,11 @@ struct victims {
 };
 
 static size_t
-hash_of(uint32_t dir, uint64_t ino)
+hash_of(const struct victims *vs, uint32_t dir, uint64_t ino)
 {
 	uint64_t h = (ino ^ ((uint64_t)dir << 40) ^ dir) * 0x9e3779b97f4a7c15ull;
 
-	return (size_t)(h >> 32) & (HASH_SIZE - 1);
+	return (size_t)(h >> 32) & (vs->hsize - 1);
 }
 
 struct victims *
@@ -65,8 +69,15 @@ victims_new(struct scan_result *r, int rootfd)
 	vs->n = scan_ncand(r);
 	vs->rootfd = rootfd;
 	vs->last = SIZE_MAX;
-	vs->names = xcalloc(WINDOW, sizeof(*vs->names));
-	vs->hash = xcalloc(HASH_SIZE, sizeof(*vs->hash));
+	vs->window = scan_stats(r)->objects / 8;
+	if (vs->window < WINDOW_MIN)
+		vs->window = WINDOW_MIN;
+	if (vs->window > WINDOW_MAX)
+		vs->window = WINDOW_MAX;
+	for (vs->hsize = 1; vs->hsize < 2 * vs->window; vs->hsize *= 2)
+		;
+	vs->names = xcalloc(vs->window, sizeof(*vs->names));
+	vs->hash = xcalloc(vs->hsize, sizeof(*vs->hash));
 	vs->dir_epoch = xcalloc(scan_ndirs(r) + 1, sizeof(*vs->dir_epoch));
 	vs->dents = xmalloc(DENTS_BUF);
 	for (i = 0; i < FD_SLOTS; i++)
@@ -107,15 +118,15 @@ build_window(struct victims *vs)
 	size_t i;
 
 	vs->wbeg = vs->cur;
-	vs->wend = vs->n - vs->cur < WINDOW ? vs->n : vs->cur + WINDOW;
-	memset(vs->names, 0, WINDOW * sizeof(*vs->names));
-	memset(vs->hash, 0, HASH_SIZE * sizeof(*vs->hash));
+	vs->wend = vs->n - vs->cur < vs->window ? vs->n : vs->cur + vs->window;
+	memset(vs->names, 0, vs->window * sizeof(*vs->names));
+	memset(vs->hash, 0, vs->hsize * sizeof(*vs->hash));
 	vs->alen = 0;
 	next_epoch(vs);
 	for (i = vs->wbeg; i < vs->wend; i++) {
-		size_t h = hash_of(vs->v[i].dir, cand_ino(&vs->v[i]));
+		size_t h = hash_of(vs, vs->v[i].dir, cand_ino(&vs->v[i]));
 		while (vs->hash[h] != 0)
-			h = (h + 1) & (HASH_SIZE - 1);
+			h = (h + 1) & (vs->hsize - 1);
 		vs->hash[h] = (uint32_t)(i - vs->wbeg + 1);
 	}
 }
@@ -155,9 +166,9 @@ set_name(struct victims *vs, size_t slot, const char *name)
 static void
 match(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
 {
-	size_t h = hash_of(dir, ino);
+	size_t h = hash_of(vs, dir, ino);
 
-	for (; vs->hash[h] != 0; h = (h + 1) & (HASH_SIZE - 1)) {
+	for (; vs->hash[h] != 0; h = (h + 1) & (vs->hsize - 1)) {
 		size_t slot = vs->hash[h] - 1, pos = vs->wbeg + slot;
 		const struct cand *c = &vs->v[pos];
 		if (pos < vs->cur || vs->names[slot] != 0 || c->dir != dir ||
