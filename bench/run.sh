@@ -9,6 +9,8 @@
 #            against "find TREE -printf '%A@ %i %p\n' >/dev/null" on the same
 #            tree in the same run; the median of BENCH_RUNS runs, interleaved
 #   memory   bytes per candidate and peak RSS with a table of 1,000,000
+#   victims  rate at which the culler finds the oldest candidates' names
+#            again (by inode) and re-checks them, library-driven
 #   lru      LRU accuracy, simulator-driven (bench/lru.sh)
 #
 # Environment: BUILD (build directory), BENCH_DATA (where trees are kept
@@ -101,6 +103,9 @@ memory_bench() {
 	emit "bench=memory tree=1000000 candidates=$(get candidates) table_bytes=$(get table_bytes) bytes_per_candidate=$(get bytes_per_candidate) rss_bytes_per_candidate=$(get rss_bytes_per_candidate) maxrss_kb=$(get maxrss_kb) scan_seconds=$(get seconds)"
 	line=$("$BIN/scanbench" -j "$THREADS" -k 4096 "$t")
 	emit "bench=memory tree=1000000 candidates=$(get candidates) table_bytes=$(get table_bytes) maxrss_kb=$(get maxrss_kb) threads=$THREADS"
+	# The culler's side: 100,000 oldest mapped back to names and re-checked.
+	line=$("$BIN/scanbench" -j "$THREADS" -k 100000 -v "$t" | grep '^bench=victims')
+	emit "bench=victims tree=1000000 candidates=100000 ${line#bench=victims }"
 }
 
 echo "# cachefilesd benchmarks: $(uname -r), $(nproc) CPUs, data in $DATA ($(df -T "$DATA" | awk 'NR == 2 { print $2 }'))"
