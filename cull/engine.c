@@ -7,9 +7,11 @@
  * (target.c).  The main thread culls from the table oldest first, in
  * batches, re-checking each object just before (victims.c), and stops at
  * the target.  It rescans only when the table ran out while the kernel
- * still wants culling and the last pass made progress; when a whole pass
- * found nothing cullable it backs off (30 s doubling to 10 min), retrying
- * the busy objects when the kernel reports released objects.  The age
+ * still wants culling, and either the table was full and the pass culled
+ * something (older objects were left out of it) or the table is stale;
+ * otherwise nothing known is cullable and it backs off (30 s doubling to
+ * 10 min), retrying the busy objects when the kernel reports released
+ * objects.  The age
  * limit, when set, is the only reason for periodic scans: every cull_age/10,
  * clamped to [1 min, 1 day], and at once when a full table held only
  * objects past the limit.  Without it an idle engine sets no timer.
@@ -65,7 +67,7 @@ struct engine {
 	int scanning;
 	int done;			/* set by the thread (atomic) */
 	volatile int cancel;
-	size_t scan_k;
+	struct scan_opts opts;		/* fixed before the thread starts */
 	uint64_t scan_t0;
 	struct scan_progress prog;
 	struct scan_result *next;
@@ -134,18 +136,13 @@ static void *
 scan_thread(void *arg)
 {
 	struct engine *e = arg;
-	struct scan_opts o = {
-		.max_candidates = e->scan_k,
-		.threads = e->threads,
-		.cancel = &e->cancel,
-	};
 	uint64_t one = 1;
 	pid_t tid = gettid();
 
 	/* Best effort, per thread (the workers inherit it): failures change nothing. */
 	(void)setpriority(PRIO_PROCESS, (id_t)tid, SCAN_NICE);
 	(void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, tid, IOPRIO_BE_LOWEST);
-	e->next = scan_run(e->cachefd, &o, &e->prog);
+	e->next = scan_run(e->cachefd, &e->opts, &e->prog);
 	__atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
 	if (write(e->evfd, &one, sizeof(one)) < 0)
 		return NULL;	/* cannot happen with a counter this small */
@@ -167,8 +164,10 @@ start_scan(struct engine *e)
 	}
 	if (!e->have_st)
 		memset(&e->st, 0, sizeof(e->st));
-	e->scan_k = target_candidates(&e->st, &f, e->mean_bytes, e->objects,
-				      e->cull_memory);
+	e->opts.max_candidates = target_candidates(&e->st, &f, e->mean_bytes,
+						   e->objects, e->cull_memory);
+	e->opts.threads = e->threads;
+	e->opts.cancel = &e->cancel;
 	e->cancel = 0;
 	e->done = 0;
 	memset(&e->prog, 0, sizeof(e->prog));
@@ -184,7 +183,8 @@ start_scan(struct engine *e)
 		return;
 	}
 	e->scanning = 1;
-	log_debug(1, "scan started, keeping up to %zu candidates", e->scan_k);
+	log_debug(1, "scan started, keeping up to %zu candidates",
+		  e->opts.max_candidates);
 }
 
 static void
@@ -254,7 +254,7 @@ harvest(struct engine *e)
 	e->next = NULL;
 	e->vs = victims_new(e->cur, e->cachefd);
 	ss = scan_stats(e->cur);
-	e->cur_full = scan_ncand(e->cur) >= e->scan_k;
+	e->cur_full = scan_ncand(e->cur) >= e->opts.max_candidates;
 	e->objects = ss->objects;
 	e->mean_bytes = ss->objects ? ss->bytes / ss->objects : 0;
 	e->round_culled = 0;
