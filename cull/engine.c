@@ -338,6 +338,9 @@ cull_batch(struct engine *e, int kernel)
 	int n = 0, culled = 0, r = 0;
 	struct victim v;
 
+	/* Directories are opened afresh by path for each batch (victims.h). */
+	victims_drop_dirs(e->vs);
+
 	while (n < BATCH_MAX && now_ms() - t0 < BATCH_MS) {
 		if (kernel && culled > 0) {
 			struct fsfree f;

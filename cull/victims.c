@@ -86,15 +86,23 @@ victims_new(struct scan_result *r, int rootfd)
 }
 
 void
-victims_free(struct victims *vs)
+victims_drop_dirs(struct victims *vs)
 {
 	size_t i;
 
-	if (vs == NULL)
-		return;
-	for (i = 0; i < FD_SLOTS; i++)
+	for (i = 0; i < FD_SLOTS; i++) {
 		if (vs->fds[i].fd >= 0)
 			close(vs->fds[i].fd);
+		vs->fds[i].fd = -1;
+	}
+}
+
+void
+victims_free(struct victims *vs)
+{
+	if (vs == NULL)
+		return;
+	victims_drop_dirs(vs);
 	free(vs->names);
 	free(vs->hash);
 	free(vs->dir_epoch);

@@ -46,6 +46,12 @@ void victims_keep(struct victims *vs);
 /* Start another pass over the kept victims, oldest first; returns their count. */
 size_t victims_retry(struct victims *vs);
 size_t victims_left(const struct victims *vs);
+/*
+ * Close the cached directory descriptors, so that the next victims are
+ * found through their paths again: a directory moved out of the cache (to
+ * the graveyard, say) since it was opened is not entered.
+ */
+void victims_drop_dirs(struct victims *vs);
 size_t victims_kept(const struct victims *vs);
 const struct victims_stats *victims_stats(const struct victims *vs);
 

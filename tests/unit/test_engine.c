@@ -281,6 +281,36 @@ test_busy_backs_off(void **state)
 	rig_stop(&r);
 }
 
+/* A fan-out directory moved out of the cache between two batches is not entered. */
+static void
+test_moved_dir_not_entered(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	char from[PATH_MAX], to[PATH_MAX];
+	unsigned delay;
+	int i, steps = 0, first;
+
+	(void)state;
+	make_tree(400);
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	first = nculls;
+	assert_true(first > 0 && first <= 64);
+	snprintf(from, sizeof(from), "%s/cache/Ivol/@01", top);
+	snprintf(to, sizeof(to), "%s/moved-away", top);
+	assert_int_equal(rename(from, to), 0);
+	while (engine_step(r.e, &st, &delay) == ENGINE_AGAIN)
+		assert_true(++steps < 100);
+	assert_int_equal(outside, 0);
+	/* Every object left in the moved directory survived. */
+	for (i = first; i < nculls; i++)
+		assert_int_not_equal(order[i] % 4, 1);
+	rig_stop(&r);
+}
+
 static void
 test_dead_cache_stops(void **state)
 {
@@ -338,6 +368,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_scan_at_start_then_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_culls_oldest_first_in_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_backs_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_moved_dir_not_entered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
 	};
