@@ -34,7 +34,7 @@ check_no_grep "no placeholder left in the unit" '@[A-Z]+@' "$U"
 # The shipped configuration names a directory; the unit makes it writable.
 dir=$(sed -n 's/^[[:space:]]*dir[[:space:]]\{1,\}//p' "$R/etc/cachefilesd.conf" | tail -1)
 note "shipped dir: $dir"
-check "the shipped configuration's dir is created by make install (the unit's ReadWritePaths= needs it)" \
+check "the shipped configuration's dir is created by make install, as the Debian package does" \
     test -d "$R$dir"
 missing=
 for p in $(sed -n 's/^ReadWritePaths=//p' "$U"); do
