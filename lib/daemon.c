@@ -662,19 +662,25 @@ cleanup(struct daemon *d)
 }
 
 /*
- * A daemon keeps no descriptor it did not open (daemon(7)): close all but
- * stdio.  The syslog connection goes too, so it is closed first and opened
- * again; otherwise syslog() would keep writing to a number that the device
- * may get next.
+ * Descriptors as a daemon needs them.  0, 1 and 2 must be open, or the
+ * device or the pidfile could land there, where detaching points /dev/null
+ * and -s writes log lines.  Nothing else is kept that we did not open
+ * (daemon(7)); the syslog connection goes too, first, and is opened again,
+ * lest syslog() write to a number the device gets next.
  */
 static void
-close_inherited(const struct options *opt)
+sane_descriptors(const struct options *opt)
 {
-	closelog();
-	if (close_range(3, ~0U, 0) == -1) {
-		int fd, max = (int)sysconf(_SC_OPEN_MAX);
+	int fd;
 
-		for (fd = 3; fd < max && fd < 65536; fd++)
+	closelog();
+	for (fd = 0; fd <= STDERR_FILENO; fd++)
+		if (fcntl(fd, F_GETFD) == -1 && open("/dev/null", O_RDWR) != fd)
+			fatal("/dev/null: open as descriptor %d", fd);
+	if (close_range(STDERR_FILENO + 1, ~0U, 0) == -1) {
+		int max = (int)sysconf(_SC_OPEN_MAX);
+
+		for (fd = STDERR_FILENO + 1; fd < max && fd < 65536; fd++)
 			close(fd);
 	}
 	log_init("cachefilesd", opt->to_stderr, opt->debug);
@@ -705,7 +711,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->engfd = -1;
 	d->phase = -1;
 	d->exit_status = 1;
-	close_inherited(opt);
+	sane_descriptors(opt);
 	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * Until the loop owns them, TERM, INT and HUP wait: READY=1 goes out
