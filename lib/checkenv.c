@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -70,7 +72,19 @@ checkenv(const struct config *cfg)
 	struct stat st;
 	int fd, errors;
 
-	/* The kernel resolves dir at bind and follows a symlink; so do we. */
+	/*
+	 * The kernel would not follow a final symbolic link at bind (ENOTDIR);
+	 * the daemon binds the link's target instead, so say which one.
+	 */
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char real[PATH_MAX];
+
+		if (realpath(dir, real) == NULL) {
+			log_warn("%s: symbolic link: realpath", dir);
+			return 1;
+		}
+		log_info("%s is a symbolic link: the daemon binds %s", dir, real);
+	}
 	if (stat(dir, &st) == -1) {
 		log_warn("%s: stat", dir);
 		return 1;

@@ -398,18 +398,38 @@ config_cmd_arg(struct kchan *k, const char *word, const char *arg)
 	return config_cmd(k, cmd);
 }
 
+/*
+ * The kernel resolves "dir" without following a final symbolic link (bind
+ * fails with ENOTDIR), yet /var/cache/fscache is often a link to a bigger
+ * disk; send the link's target instead, as the administrator meant.
+ */
+static const char *
+bind_dir(const char *dir, char *real)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) == -1 || !S_ISLNK(st.st_mode))
+		return dir;
+	if (realpath(dir, real) == NULL) {
+		log_warn("%s: symbolic link: realpath", dir);
+		return dir;
+	}
+	log_info("%s is a symbolic link: binding %s", dir, real);
+	return real;
+}
+
 int
 kernel_configure(struct kchan *k, const struct config *cfg)
 {
 	char cmds[CFG_LIMIT_CMDS][CFG_LIMIT_CMD_MAX];
-	char buf[32];
+	char buf[32], real[PATH_MAX];
 	int i, n, r;
 
 	if (cfg->dir[0] == '\0') {
 		log_warnx("no cache directory configured (dir)");
 		return -EINVAL;
 	}
-	if ((r = config_cmd_arg(k, "dir", cfg->dir)) < 0)
+	if ((r = config_cmd_arg(k, "dir", bind_dir(cfg->dir, real))) < 0)
 		return r;
 	if (cfg->tag[0] != '\0' && (r = config_cmd_arg(k, "tag", cfg->tag)) < 0)
 		return r;
