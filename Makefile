@@ -8,13 +8,14 @@
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
 #   make selinux    the SELinux policy module;  make deb: a Debian package
-#   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR
+#   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR CACHEDIR
 
 VERSION    := 1.0.0
 PREFIX     ?= /usr
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
+CACHEDIR   ?= /var/cache/fscache
 UNITDIR    ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 DESTDIR    ?=
 
@@ -125,6 +126,7 @@ lint:
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
 	    $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UNITDIR)
+	install -d -m 0755 $(DESTDIR)$(CACHEDIR)
 	install -m 0755 cachefilesd $(DESTDIR)$(SBINDIR)/cachefilesd
 	install -m 0644 man/cachefilesd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 man/cachefilesd.conf.5 $(DESTDIR)$(MANDIR)/man5/
