@@ -76,7 +76,9 @@ struct engine {
 	struct scan_result *cur;
 	struct victims *vs;
 	int cur_full;			/* the table was filled: more may exist */
-	uint64_t cur_done;		/* when its scan finished (now_ms) */
+	uint64_t cur_started, cur_done;	/* when its scan started and finished */
+	uint64_t cull_since;		/* when the kernel last began asking */
+	int kernel_cull;		/* the kernel's flag at the last step */
 	uint64_t mean_bytes, objects;
 	uint64_t round_culled;		/* successful culls since this table came */
 	uint64_t odd_logged;		/* what the last logged scan left alone */
@@ -259,6 +261,10 @@ harvest(struct engine *e)
 	e->mean_bytes = ss->objects ? ss->bytes / ss->objects : 0;
 	e->round_culled = 0;
 	e->cur_done = now_ms();
+	e->cur_started = e->scan_t0;
+	/* A new table ends a back-off; if it holds nothing cullable, the next is longer. */
+	e->backoff_until = 0;
+	e->retrying = 0;
 	e->s.scans++;
 	e->s.scanned_objects = ss->objects;
 	e->s.candidates = scan_ncand(e->cur);
@@ -398,9 +404,19 @@ back_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 		log_info("cull: nothing cullable (%zu busy); waiting %llu s or for released objects",
 			 victims_kept(e->vs), (unsigned long long)(e->backoff_ms / 1000));
 	else
-		log_info("cull: nothing cullable (no candidates left); rescanning in %llu s",
+		log_info("cull: candidates used up and the last scan found no more; "
+			 "next scan in %llu s or when the kernel releases objects",
 			 (unsigned long long)(e->backoff_ms / 1000));
 	return timer(e->backoff_until, now, delay_ms);
+}
+
+/* Scans started by released-objects notices: at most a tenth of the time. */
+static uint64_t
+rescan_gap_ms(const struct engine *e)
+{
+	uint64_t gap = e->s.scan_ms_last * 10;
+
+	return gap > RETRY_MIN_MS ? gap : RETRY_MIN_MS;
 }
 
 /*
@@ -411,11 +427,19 @@ back_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 static enum engine_next
 backing_off(struct engine *e, uint64_t now, unsigned *delay_ms)
 {
-	if (!e->retrying && e->released && e->vs &&
-	    victims_kept(e->vs) + victims_left(e->vs) > 0) {
+	if (!e->retrying && e->released) {
 		if (now < e->retry_after)
 			return timer(e->retry_after < e->backoff_until ?
 				     e->retry_after : e->backoff_until, now, delay_ms);
+		if (e->vs == NULL || victims_kept(e->vs) + victims_left(e->vs) == 0) {
+			/* Nothing to retry: released objects may be new ones. */
+			e->released = 0;
+			e->retry_after = now + rescan_gap_ms(e);
+			start_scan(e);
+			if (e->scanning)
+				return timer(e->backoff_until, now, delay_ms);
+			return back_off(e, now, delay_ms);
+		}
 		victims_retry(e->vs);
 		e->released = 0;
 		e->retrying = 1;
@@ -451,10 +475,24 @@ table_stale(const struct engine *e, uint64_t now)
 }
 
 /*
- * The kernel wants culling.  When the table has run out, rescan if it was
- * full and the pass culled something (older objects were left out), or if
- * it is stale; otherwise everything known is busy: back off.
+ * The table has run out while the kernel wants culling.  Look again when
+ * the table predates this episode of culling or is stale (objects were
+ * added since), or when the pass made real progress: it culled something
+ * from a full table (older objects were left out of it) or culled at least
+ * half of it (the cache is changing under us).  Otherwise everything known
+ * is busy: back off, which bounds the scans to one per back-off period or
+ * released-objects notice.
  */
+static int
+worth_rescanning(const struct engine *e, uint64_t now)
+{
+	if (e->cur == NULL || table_stale(e, now) || e->cur_started < e->cull_since)
+		return 1;
+	return e->round_culled > 0 &&
+	    (e->cur_full || 2 * e->round_culled >= scan_ncand(e->cur));
+}
+
+/* The kernel wants culling. */
 static enum engine_next
 kernel_wants(struct engine *e, uint64_t now, unsigned *delay_ms)
 {
@@ -468,8 +506,7 @@ kernel_wants(struct engine *e, uint64_t now, unsigned *delay_ms)
 	}
 	if (e->scanning)
 		return ENGINE_IDLE;	/* the scan's descriptor wakes the loop */
-	if (e->cur == NULL || table_stale(e, now) ||
-	    (e->round_culled > 0 && e->cur_full)) {
+	if (worth_rescanning(e, now)) {
 		e->released = 0;
 		start_scan(e);
 		if (e->scanning)
@@ -486,6 +523,9 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 
 	*delay_ms = 0;
 	if (st) {
+		if (st->cull && !e->kernel_cull)
+			e->cull_since = now;
+		e->kernel_cull = st->cull;
 		e->st = *st;
 		e->have_st = 1;
 		if (st->has_released && (st->freleased || st->breleased))

@@ -311,6 +311,36 @@ test_moved_dir_not_entered(void **state)
 	rig_stop(&r);
 }
 
+/* A table from before the kernel asked (an empty cache at start) is not trusted. */
+static void
+test_table_older_than_request(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	struct engine_stats es;
+	unsigned delay;
+
+	(void)state;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	engine_stats(r.e, &es);
+	assert_int_equal(es.candidates, 0);
+	/* The cache fills, then the kernel asks: look again, do not back off. */
+	make_tree(30);
+	usleep(2000);
+	st.cull = 1;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	engine_stats(r.e, &es);
+	assert_int_equal(es.scanning, 1);
+	wait_scan(&r);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	assert_int_equal(nculls, 30);
+	assert_int_equal(order[0], 0);
+	rig_stop(&r);
+}
+
 static void
 test_dead_cache_stops(void **state)
 {
@@ -369,6 +399,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_culls_oldest_first_in_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_backs_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_moved_dir_not_entered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_older_than_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
 	};
