@@ -144,6 +144,7 @@ run_nocull() {
 	share_mount || { stop_daemon; return 1; }
 	read_files "$DATA"/busy/*.bin
 	drop_caches
+	# sleep holds each file open through its stdin (shellcheck SC2217 is wrong here)
 	holders=
 	for f in "$DATA"/busy/*.bin "$DATA/small/01.txt" "$DATA/small/02.txt"; do
 		sleep 100000 < "$f" &

@@ -23,7 +23,7 @@
 #   VMB_LIMIT        seconds a cull run may take before it counts as failed (300)
 #   VM_WORK          work directory (default $BUILD/vm-bench)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
 BUILD=${BUILD:-build}
 VM_HERE=$TOP/tests/vm
