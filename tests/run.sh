@@ -49,7 +49,7 @@ run_prog() {
 		echo "    (full log: $log)"
 	fi
 	if [ "$s" -gt 0 ]; then
-		skipped_reasons="$skipped_reasons$(grep -Ei '^(not )?ok .*# *skip' "$log" | sed "s/^/    $name: /")
+		skipped_reasons="$skipped_reasons$(grep -Ei '^(not )?ok .*# *skip' "$log" | awk -v n="$name" '{ print "    " n ": " $0 }')
 "
 	fi
 }
