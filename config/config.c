@@ -149,6 +149,26 @@ error_at(struct parse *p, unsigned line, const char *fmt, ...)
 }
 
 /*
+ * "FILE:LINE: warning: message": reported through the same callback, not
+ * counted as an error.
+ */
+static void __attribute__((format(printf, 3, 4)))
+warn_at(struct parse *p, unsigned line, const char *fmt, ...)
+{
+	char msg[MSG_MAX];
+	va_list ap;
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "%s:%u: warning: ", p->file, line);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
+	va_end(ap);
+	emit(p->fn, p->arg, msg);
+}
+
+/*
  * A value quoted in a message: bounded, and with control bytes replaced,
  * since it comes from the file and goes to a terminal or the journal.
  */
@@ -521,11 +541,16 @@ parse_directive(struct parse *p, unsigned line, char *word)
 		return;
 	}
 	i = d - table;
-	if (p->line[i] != 0) {
+	if (p->line[i] != 0 && (d->kind == K_PATH || d->kind == K_TEXT)) {
+		/* The kernel refuses a second dir, tag or secctx. */
 		error_at(p, line, "'%s' already given at line %u", d->name,
 			 p->line[i]);
 		return;
 	}
+	if (p->line[i] != 0)
+		/* 0.10.10 sent each line to the kernel: the last value won. */
+		warn_at(p, line, "'%s' already given at line %u; this value replaces it",
+			d->name, p->line[i]);
 	p->line[i] = line;
 	if (d->kind == K_FLAG && *arg != '\0') {
 		error_at(p, line, "'%s' takes no argument", d->name);
