@@ -180,8 +180,12 @@ on_status(evutil_socket_t fd, short what, void *arg)
 static void
 watch_engine_fd(struct daemon *d);
 
+/*
+ * The device became readable, the scan finished, or a step was scheduled:
+ * in each case read the state first, then let the engine act on it.
+ */
 static void
-on_step(evutil_socket_t fd, short what, void *arg)
+on_wake(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon *d = arg;
 
@@ -205,7 +209,7 @@ watch_engine_fd(struct daemon *d)
 	d->engfd = fd;
 	if (fd < 0)
 		return;
-	d->ev_engfd = event_new(d->base, fd, EV_READ | EV_PERSIST, on_step, d);
+	d->ev_engfd = event_new(d->base, fd, EV_READ | EV_PERSIST, on_wake, d);
 	if (d->ev_engfd == NULL || event_add(d->ev_engfd, NULL) == -1)
 		fatalx("event loop: cannot watch the cull engine");
 }
@@ -264,17 +268,6 @@ step_engine(struct daemon *d)
 	schedule(d, next, delay);
 	watch_engine_fd(d);
 	update_status(d, 0);
-}
-
-static void
-on_device(evutil_socket_t fd, short what, void *arg)
-{
-	struct daemon *d = arg;
-
-	(void)fd;
-	(void)what;
-	if (read_state(d) == 0)
-		step_engine(d);
 }
 
 /* ---- graveyard ---- */
@@ -586,7 +579,7 @@ setup_loop(struct daemon *d)
 		log_warnx("event loop: event_base_new failed");
 		return -1;
 	}
-	d->ev_dev = add_event(d, kernel_fd(d->k), EV_READ | EV_PERSIST, on_device, NULL);
+	d->ev_dev = add_event(d, kernel_fd(d->k), EV_READ | EV_PERSIST, on_wake, NULL);
 	d->ev_term = add_event(d, SIGTERM, EV_SIGNAL | EV_PERSIST, on_term, NULL);
 	d->ev_int = add_event(d, SIGINT, EV_SIGNAL | EV_PERSIST, on_term, NULL);
 	d->ev_hup = add_event(d, SIGHUP, EV_SIGNAL | EV_PERSIST, on_hup, NULL);
@@ -594,7 +587,7 @@ setup_loop(struct daemon *d)
 		d->ev_gy = add_event(d, graveyard_fd(d->gy), EV_READ | EV_PERSIST,
 				     on_gy_notify, NULL);
 	d->ev_gywork = add_event(d, -1, 0, on_gy_work, &now);
-	d->ev_step = add_event(d, -1, 0, on_step, NULL);
+	d->ev_step = add_event(d, -1, 0, on_wake, NULL);
 	d->ev_status = add_event(d, -1, 0, on_status, NULL);
 	if (wd > 0) {
 		/* Twice per interval, as sd_watchdog_enabled(3) advises. */
