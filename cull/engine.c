@@ -573,7 +573,7 @@ engine_status(const struct engine *e, char *buf, size_t len)
 			 (unsigned long long)(ms ? objs * 1000 / ms : 0),
 			 (unsigned long long)e->s.culled, (unsigned long long)e->s.busy);
 	} else if (e->s.scans == 0) {
-		snprintf(buf, len, "idle");
+		snprintf(buf, len, "no scan yet");
 	} else {
 		snprintf(buf, len, "%llu objects, %llu candidates left; culled %llu, busy %llu%s",
 			 (unsigned long long)e->s.scanned_objects,

@@ -164,7 +164,7 @@ update_status(struct daemon *d, int force)
 		      d->cfg->tag[0] ? d->cfg->tag : "CacheFiles", d->cfg->dir,
 		      percent(sv.f_bavail, sv.f_blocks), lim[LIM_BCULL], lim[LIM_BRUN],
 		      percent(sv.f_ffree, sv.f_files), lim[LIM_FCULL], lim[LIM_FRUN],
-		      phase ? "culling" : "idle", eng);
+		      phase ? "culling" : "within limits", eng);
 }
 
 static void

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # systemd notification: READY=1 right after bind, before any scan or cull,
 # even when the cache needs culling from the start; STATUS= lines a person
-# can read (tag, free space against the limits, idle or culling).
+# can read (tag, free space against the limits, within limits or culling).
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/integ/lib-sim.sh"
 
@@ -46,7 +46,7 @@ n=$(grep -c ' READY=1$' "$NOTIFY_OUT")
 check_eq "READY=1 is sent once" 1 "$n"
 check_grep "STATUS= names the cache" '^[0-9.]+ STATUS=.*simtest' "$NOTIFY_OUT"
 check_grep "STATUS= gives free space against the limits" '^[0-9.]+ STATUS=.*[0-9]+(\.[0-9]+)?%' "$NOTIFY_OUT"
-check_grep "STATUS= says idle or culling" '^[0-9.]+ STATUS=.*(idle|culling)' "$NOTIFY_OUT"
+check_grep "STATUS= says within limits or culling" '^[0-9.]+ STATUS=.*(within limits|culling)' "$NOTIFY_OUT"
 daemon_signal TERM
 daemon_wait_exit 5
 check_eq "exit 0" 0 "$DAEMON_STATUS"
