@@ -28,4 +28,19 @@ for kind in raise lower; do
 	cfd_stop "$CFD_PID" TERM
 	wait_until 10 sh -c "! grep -q ' A vm$kind\$' /proc/fs/fscache/caches"
 done
+
+# A dir that is a symbolic link: the kernel does not follow a final link at
+# bind (ENOTDIR); the daemon binds the link's target instead.
+ln -s "$DIR" /fs/limits-link
+printf 'dir /fs/limits-link\ntag vmlink\n' > /tmp/link.conf
+echo "--- link: $(tr '\n' ';' < /tmp/link.conf)" >> "$LOG"
+if cfd_bind /tmp/link.conf "$LOG" && dmesg | grep -q "File cache on vmlink registered" &&
+   grep -q "symbolic link: binding $DIR" "$LOG"; then
+	ok "a dir that is a symbolic link: the daemon binds its target"
+else
+	not_ok "a dir that is a symbolic link: the daemon binds its target"
+	diag_file "$LOG"
+fi
+cfd_stop "$CFD_PID" TERM
+wait_until 10 sh -c "! grep -q ' A vmlink\$' /proc/fs/fscache/caches"
 [ "$FAILED" -eq 0 ]
