@@ -6,14 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-VM_HERE=$TOP/tests/vm
-VM_WORK=${VM_WORK:-$BUILD/vm}
-CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
-CFSIM=${CFSIM:-$BUILD/tests/cfsim}
-export VM_HERE VM_WORK CACHEFILESD CFSIM
-. "$VM_HERE/vm.sh"
+. tests/vm/vm.sh
 
 if [ -t 1 ]; then
 	B=$(printf '\033[1m') D=$(printf '\033[2m') R=$(printf '\033[0m')

@@ -12,14 +12,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-VM_HERE=$TOP/tests/vm
-VM_WORK=${VM_WORK:-$BUILD/vm}
-CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
-CFSIM=${CFSIM:-$BUILD/tests/cfsim}
-export VM_HERE VM_WORK CACHEFILESD CFSIM
-. "$VM_HERE/vm.sh"
+. tests/vm/vm.sh
 . "$TOP/tests/lib.sh"
 
 # Boots: "scenario seconds" lines.  Boot 1 holds the short scenarios, boot 2

@@ -12,7 +12,15 @@
 # Variables read: VM_WORK (work directory), VM_ACCEL (kvm|tcg, else probed),
 # VM_KVER (kernel version, default the newest with a vmlinuz), CACHEFILESD, CFSIM.
 
-VM_HERE=${VM_HERE:-$(cd "$(dirname "$0")" && pwd)}
+# Defaults for the callers, which source this file from the top directory.
+TOP=${TOP:-$PWD}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+VM_HERE=${VM_HERE:-$TOP/tests/vm}
+VM_WORK=${VM_WORK:-$BUILD/vm}
+CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
+CFSIM=${CFSIM:-$BUILD/tests/cfsim}
+export VM_HERE VM_WORK CACHEFILESD CFSIM
 VM_MODULES="virtio_pci virtio_blk crc32c_generic ext4 cachefiles 9pnet_virtio 9p"
 VM_MEM=${VM_MEM:-1024}
 
