@@ -25,47 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t rng_state = 88172645463325252ull;
+#include "gen.h"
 
-static uint64_t
-rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static void
-die(const char *what, const char *obj)
-{
-	fprintf(stderr, "cachegen: %s: %s: %s\n", obj, what, strerror(errno));
-	exit(1);
-}
-
-static void
-make_name(char *buf, size_t len, uint64_t serial)
-{
-	static const char b64[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-";
-	unsigned kind = (unsigned)(rnd() % 10), n, i;
-	int k;
-
-	if (kind < 7) {		/* E + pad digit + base64 of an NFS file handle */
-		n = 40 + (unsigned)(rnd() % 51);
-		k = snprintf(buf, len, "E%c%llx,", '0' + (int)(rnd() % 3),
-			     (unsigned long long)serial);
-		for (i = (unsigned)k; i < n && i + 1 < len; i++)
-			buf[i] = b64[rnd() % 64];
-		buf[i] = '\0';
-	} else if (kind < 8) {	/* S + big-endian hex words */
-		n = 40 + (unsigned)(rnd() % 51);
-		k = snprintf(buf, len, "S%llx", (unsigned long long)serial);
-		while ((unsigned)k < n && (size_t)k + 10 < len)
-			k += snprintf(buf + k, len - (size_t)k, ",%x", (unsigned)rnd());
-	} else {		/* 9p: D + qid path */
-		snprintf(buf, len, "D%llx", (unsigned long long)serial);
-	}
-}
+#define die(op, obj) gen_die("cachegen", op, obj)
 
 static off_t
 object_size(void)
@@ -89,7 +51,7 @@ main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "s:v:d:t:bk:m:")) != -1) {
 		switch (c) {
-		case 's': rng_state ^= strtoull(optarg, NULL, 0) * 2654435761u; break;
+		case 's': gen_seed(optarg); break;
 		case 'v': vols = (unsigned)atoi(optarg); break;
 		case 'd': days = (unsigned)atoi(optarg); break;
 		case 't': tie = (unsigned)atoi(optarg); break;

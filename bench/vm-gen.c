@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gen.h"
+
 #define NVOLS	2
 
 static const char *volumes[NVOLS] = {
@@ -34,51 +36,7 @@ static const char *volumes[NVOLS] = {
 	"I9p,data,0",
 };
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static void
-die(const char *op, const char *obj)
-{
-	fprintf(stderr, "vm-gen: %s: %s: %s\n", obj, op, strerror(errno));
-	exit(1);
-}
-
-/* Unique by construction: the serial is part of every name. */
-static void
-make_name(char *buf, size_t len, uint64_t serial)
-{
-	static const char b64[] =
-	    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-";
-	unsigned kind = (unsigned)(rnd() % 10), n, i;
-	int k;
-
-	if (kind < 6) {
-		n = 40 + (unsigned)(rnd() % 51);
-		k = snprintf(buf, len, "E%c%llx_", '0' + (int)(rnd() % 3),
-		    (unsigned long long)serial);
-		for (i = (unsigned)k; i < n && i + 1 < len; i++)
-			buf[i] = b64[rnd() % 64];
-		buf[i] = '\0';
-	} else if (kind < 8) {
-		n = 40 + (unsigned)(rnd() % 51);
-		k = snprintf(buf, len, "S%016llx", (unsigned long long)serial);
-		for (i = (unsigned)k; i < n && i + 1 < len; i++)
-			buf[i] = "0123456789abcdef"[rnd() % 16];
-		buf[i] = '\0';
-	} else {
-		snprintf(buf, len, "D%llx,%x", (unsigned long long)serial,
-		    (unsigned)(rnd() % 0x10000));
-	}
-}
+#define die(op, obj) gen_die("vm-gen", op, obj)
 
 /*
  * About log-uniform between 1 KiB and maxkib KiB (many small, a few large):
@@ -167,7 +125,7 @@ main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "s:d:k:")) != -1) {
 		switch (c) {
 		case 's':
-			rng ^= strtoull(optarg, NULL, 0) * 2654435761u;
+			gen_seed(optarg);
 			break;
 		case 'd':
 			days = (unsigned)atoi(optarg);
