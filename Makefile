@@ -24,7 +24,7 @@ CC         ?= cc
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
               -Wmissing-prototypes -Wpointer-arith -Wundef
 CFLAGS     ?= -O2 -g
-CPPFLAGS   += -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -I. -Ilib -Iconfig -Icull
+CPPFLAGS   += -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -I.
 ifeq ($(WERROR),1)
 WARN       += -Werror
 endif
@@ -40,11 +40,32 @@ PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS  = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 LIBS        = $(PKG_LIBS) -pthread
 
-# Modules: every .c in lib/, config/ and cull/ goes into one archive that the
-# daemon, the tools and the unit tests link; the file list is the architecture.
-MOD_SRCS   := $(wildcard lib/*.c config/*.c cull/*.c)
+# The table of contents.  Each component is an archive; a component uses
+# only those listed after it, and includes name their folder ("cull/scan.h").
+#   daemon/  the program's top: options, event loop, signals, reload,
+#            STATUS=, privileges, pidfile, and the cull engine
+#   kernel/  the channel to the CacheFiles module
+#   cull/    the scanner library: no kernel, no daemon (the tool links it)
+#   config/  the configuration parser and its directive table
+#   lib/     leaf helpers: logging, small utilities
+DAEMON_SRCS := daemon/checkenv.c daemon/daemon.c daemon/engine.c daemon/notify.c \
+               daemon/options.c daemon/pidfile.c daemon/priv.c
+KERNEL_SRCS := kernel/channel.c
+CULL_SRCS   := cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
+               cull/victims.c
+CONFIG_SRCS := config/config.c
+LIB_SRCS    := lib/log.c lib/util.c
+
+COMPONENTS := daemon kernel cull config lib
+MOD_SRCS   := $(DAEMON_SRCS) $(KERNEL_SRCS) $(CULL_SRCS) $(CONFIG_SRCS) $(LIB_SRCS)
 MOD_OBJS   := $(MOD_SRCS:%.c=$(BUILD)/%.o)
-LIBCFD     := $(BUILD)/libcfd.a
+LIB_DAEMON := $(BUILD)/libcfd-daemon.a
+LIB_KERNEL := $(BUILD)/libcfd-kernel.a
+LIB_CULL   := $(BUILD)/libcfd-cull.a
+LIB_CONFIG := $(BUILD)/libcfd-config.a
+LIB_LIB    := $(BUILD)/libcfd-lib.a
+# Everything, in link order (a user before what it uses).
+LIBCFD     := $(LIB_DAEMON) $(LIB_KERNEL) $(LIB_CULL) $(LIB_CONFIG) $(LIB_LIB)
 
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -60,7 +81,12 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(LIBCFD): $(MOD_OBJS)
+$(LIB_DAEMON): $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
+$(LIB_KERNEL): $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
+$(LIB_CULL):   $(CULL_SRCS:%.c=$(BUILD)/%.o)
+$(LIB_CONFIG): $(CONFIG_SRCS:%.c=$(BUILD)/%.o)
+$(LIB_LIB):    $(LIB_SRCS:%.c=$(BUILD)/%.o)
+$(LIBCFD):
 	@rm -f $@
 	ar rcs $@ $^
 

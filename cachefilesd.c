@@ -4,13 +4,13 @@
  *
  * main() only sets up: it reads the command line and the configuration, then
  * either tests them (-t), prints the version or help, or hands over to the
- * daemon's loop in lib/daemon.c.
+ * daemon's loop in daemon/daemon.c.
  */
-#include "checkenv.h"
-#include "config.h"
-#include "daemon.h"
-#include "log.h"
-#include "options.h"
+#include "daemon/checkenv.h"
+#include "config/config.h"
+#include "daemon/daemon.h"
+#include "lib/log.h"
+#include "daemon/options.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gen.h"
+#include "bench/gen.h"
 
 #define die(op, obj) gen_die("cachegen", op, obj)
 

@@ -16,8 +16,8 @@
  * what the scan keeps: the candidate records plus the directory table;
  * rss_delta_kb is the growth of the resident set while the result is held.
  */
-#include "scan.h"
-#include "victims.h"
+#include "cull/scan.h"
+#include "cull/victims.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gen.h"
+#include "bench/gen.h"
 
 #define NVOLS	2
 

@@ -8,8 +8,8 @@
  * every value is checked here, so that nothing the kernel would refuse is
  * ever sent to it.  The table below is the only list of directives.
  */
-#include "config.h"
-#include "util.h"
+#include "config/config.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <errno.h>

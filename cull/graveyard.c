@@ -10,9 +10,9 @@
  * readdir() need not return entries added meanwhile; a pass that removes
  * nothing ends the work until inotify reports a new arrival.
  */
-#include "graveyard.h"
-#include "log.h"
-#include "util.h"
+#include "cull/graveyard.h"
+#include "lib/log.h"
+#include "lib/util.h"
 
 #include <sys/inotify.h>
 #include <sys/stat.h>

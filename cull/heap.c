@@ -4,8 +4,8 @@
  * comparison when it is younger than the root (the common case once the
  * heap is full) and O(log cap) otherwise; there is no memmove anywhere.
  */
-#include "heap.h"
-#include "util.h"
+#include "cull/heap.h"
+#include "lib/util.h"
 
 #include <stdlib.h>
 

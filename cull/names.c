@@ -3,7 +3,7 @@
  * names.c: name classification.  The walker relies on these two functions
  * to decide what it may descend into and what it may offer for culling.
  */
-#include "names.h"
+#include "cull/names.h"
 
 #include <limits.h>
 #include <stdio.h>

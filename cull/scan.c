@@ -7,9 +7,9 @@
  * that young objects, the vast majority once the heap is full, are
  * rejected without taking the lock.
  */
-#include "scan.h"
-#include "names.h"
-#include "util.h"
+#include "cull/scan.h"
+#include "cull/names.h"
+#include "lib/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "heap.h"
+#include "cull/heap.h"
 
 #define SCAN_HIST_DAYS 128	/* atime histogram: days before the scan; last = older */
 #define SCAN_SAMPLES 8		/* unknown entries remembered by path */

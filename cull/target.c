@@ -4,9 +4,8 @@
  * be freed is what lets nobody tune "culltable": a table too small costs a
  * rescan, one too large costs memory only.
  */
-#include "target.h"
-#include "heap.h"
-#include "kernel.h"
+#include "cull/target.h"
+#include "cull/heap.h"
 
 #include <sys/statvfs.h>
 
@@ -26,18 +25,18 @@ target_fsfree(int fd, struct fsfree *f)
 }
 
 void
-target_deficit(const struct kstate *st, const struct fsfree *f, struct deficit *d)
+target_deficit(const struct target *t, const struct fsfree *f, struct deficit *d)
 {
-	d->blocks = st->brun > f->bavail ? st->brun - f->bavail : 0;
-	d->files = st->frun > f->ffree ? st->frun - f->ffree : 0;
+	d->blocks = t->bavail > f->bavail ? t->bavail - f->bavail : 0;
+	d->files = t->ffree > f->ffree ? t->ffree - f->ffree : 0;
 }
 
 int
-target_met(const struct kstate *st, const struct fsfree *f)
+target_met(const struct target *t, const struct fsfree *f)
 {
 	struct deficit d;
 
-	target_deficit(st, f, &d);
+	target_deficit(t, f, &d);
 	return d.blocks == 0 && d.files == 0;
 }
 
@@ -48,7 +47,7 @@ sat_add(uint64_t a, uint64_t b)
 }
 
 size_t
-target_candidates(const struct kstate *st, const struct fsfree *f,
+target_candidates(const struct target *t, const struct fsfree *f,
 		  uint64_t mean_bytes, uint64_t objects, uint64_t memory_bytes)
 {
 	struct deficit d;
@@ -64,7 +63,7 @@ target_candidates(const struct kstate *st, const struct fsfree *f,
 		objects = uf;
 	if (mean_bytes == 0)
 		mean_bytes = f->bsize ? f->bsize : 4096;
-	target_deficit(st, f, &d);
+	target_deficit(t, f, &d);
 	if (d.blocks > 0 && f->bsize > 0) {
 		uint64_t bytes = d.blocks > UINT64_MAX / f->bsize ? UINT64_MAX :
 		    d.blocks * f->bsize;

@@ -2,17 +2,17 @@
 /*
  * target.h: how much must be culled, and how many candidates to keep.
  *
- * The kernel's limits are absolute counts fixed at bind (files, and blocks
- * of the backing filesystem's f_bsize).  Culling is done when both
- * f_bavail >= brun and f_ffree >= frun, as the kernel's own check says.
+ * A target is what culling works towards, in the backing filesystem's own
+ * counts: free blocks (f_bsize units) and free files.  The kernel's run
+ * limits are one (f_bavail >= brun and f_ffree >= frun, as the kernel's own
+ * check says); a goal asked from outside is another.  This file knows
+ * nothing of the kernel: the engine turns its limits into a target.
  */
 #ifndef CFD_TARGET_H
 #define CFD_TARGET_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-struct kstate;
 
 #define TARGET_FLOOR 4096		/* candidates kept at least */
 #define TARGET_DEFAULT_MEMORY (256ull << 20)	/* when cull_memory is 0 */
@@ -24,14 +24,19 @@ struct fsfree {
 	uint64_t bsize;
 };
 
+struct target {
+	uint64_t bavail;		/* free blocks wanted (f_bavail) */
+	uint64_t ffree;			/* free files wanted (f_ffree) */
+};
+
 struct deficit {
-	uint64_t blocks, files;		/* still to free to reach brun, frun */
+	uint64_t blocks, files;		/* still to free to reach the target */
 };
 
 int target_fsfree(int fd, struct fsfree *f);
-void target_deficit(const struct kstate *st, const struct fsfree *f, struct deficit *d);
-/* Both run limits reached? */
-int target_met(const struct kstate *st, const struct fsfree *f);
+void target_deficit(const struct target *t, const struct fsfree *f, struct deficit *d);
+/* Both counts reached? */
+int target_met(const struct target *t, const struct fsfree *f);
 
 /*
  * Candidates to keep for one scan.  mean_bytes is the mean allocated size
@@ -40,7 +45,7 @@ int target_met(const struct kstate *st, const struct fsfree *f);
  * plus 1 % of the objects, at least TARGET_FLOOR, at most what
  * memory_bytes can hold.
  */
-size_t target_candidates(const struct kstate *st, const struct fsfree *f,
+size_t target_candidates(const struct target *t, const struct fsfree *f,
 			 uint64_t mean_bytes, uint64_t objects,
 			 uint64_t memory_bytes);
 

@@ -9,11 +9,11 @@
  * costs about one read of every directory, so about 8 directory entries a
  * victim, for at most ~20 MB of names while culling.
  */
-#include "victims.h"
-#include "heap.h"
-#include "names.h"
-#include "scan.h"
-#include "util.h"
+#include "cull/victims.h"
+#include "cull/heap.h"
+#include "cull/names.h"
+#include "cull/scan.h"
+#include "lib/util.h"
 
 #include <dirent.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * log.c: syslog or stderr, with debug levels and a rate limit on repeated
  * warnings so that a persistent fault cannot flood the journal.
  */
-#include "log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdio.h>

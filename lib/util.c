@@ -2,8 +2,8 @@
 /*
  * util.c: allocation that never fails silently, bounded strings, numbers.
  */
-#include "util.h"
-#include "log.h"
+#include "lib/util.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -3,7 +3,7 @@
  * cfsim.c: a multi-call test program around a simulator of the CacheFiles
  * kernel module's daemon interface.  See docs/simulator-protocol.md.
  */
-#include "sim.h"
+#include "tests/sim/sim.h"
 
 #include <errno.h>
 #include <stdarg.h>

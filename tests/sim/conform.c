@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * conform.c: "cfsim conform DEVICE-OR-SOCKET DIR", one fixed sequence of
- * device operations through lib/kernel.c, printed as one normalized line a
+ * device operations through kernel/channel.c, printed as one normalized line a
  * step ("name: result"), so that the output from the real module (in a VM)
  * and from the simulator can be compared with diff.  Nothing printed depends
  * on paths, times or sizes.  A few framing steps (newlines, NUL bytes, long
@@ -12,9 +12,9 @@
  * user xattrs); the sequence binds a cache there, culls only entries it
  * creates itself, and removes them again.
  */
-#include "sim.h"
-#include "kernel.h"
-#include "log.h"
+#include "tests/sim/sim.h"
+#include "kernel/channel.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

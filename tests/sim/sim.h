@@ -7,7 +7,7 @@
  *               line, the space check, cull/inuse, the control requests
  *   simserve.c  "cfsim serve": the sockets and the poll loop
  *   simtools.c  "cfsim ctl" and "cfsim notify-listen"
- *   conform.c   "cfsim conform": one fixed sequence through lib/kernel.c
+ *   conform.c   "cfsim conform": one fixed sequence through kernel/channel.c
  *   cfsim.c     main(), the log
  */
 #ifndef CFSIM_SIM_H

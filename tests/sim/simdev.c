@@ -12,7 +12,7 @@
  * outside DIR/cache is refused with EIO and logged as a VIOLATION instead of
  * being carried out, so that a daemon bug cannot damage the test machine.
  */
-#include "sim.h"
+#include "tests/sim/sim.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * working directory of the process that writes, which may be a child of the
  * one that connected (a daemon that forks after opening the device).
  */
-#include "sim.h"
+#include "tests/sim/sim.h"
 
 #include <errno.h>
 #include <poll.h>

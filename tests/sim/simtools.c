@@ -4,7 +4,7 @@
  * control request to a running simulator and prints the reply, and
  * "cfsim notify-listen" stands in for systemd's NOTIFY_SOCKET.
  */
-#include "sim.h"
+#include "tests/sim/sim.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "checkenv.h"
-#include "config.h"
+#include "daemon/checkenv.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "engine.h"
-#include "kernel.h"
+#include "config/config.h"
+#include "daemon/engine.h"
+#include "kernel/channel.h"
 
 #include <errno.h>
 #include <fcntl.h>

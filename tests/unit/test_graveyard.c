@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "graveyard.h"
-#include "log.h"
+#include "cull/graveyard.h"
+#include "lib/log.h"
 
 #include <sys/mount.h>
 #include <sys/stat.h>

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "heap.h"
+#include "cull/heap.h"
 
 #include <stdlib.h>
 #include <string.h>

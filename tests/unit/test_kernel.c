@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "kernel.h"
-#include "log.h"
+#include "config/config.h"
+#include "kernel/channel.h"
+#include "lib/log.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>

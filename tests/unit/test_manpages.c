@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "options.h"
+#include "config/config.h"
+#include "daemon/options.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "names.h"
+#include "cull/names.h"
 
 #include <limits.h>
 #include <string.h>

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "options.h"
+#include "config/config.h"
+#include "daemon/options.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "pidfile.h"
+#include "lib/log.h"
+#include "daemon/pidfile.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

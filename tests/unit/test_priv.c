@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "priv.h"
+#include "lib/log.h"
+#include "daemon/priv.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "heap.h"
-#include "scan.h"
-#include "victims.h"
+#include "cull/heap.h"
+#include "cull/scan.h"
+#include "cull/victims.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,24 +8,22 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "heap.h"
-#include "kernel.h"
-#include "target.h"
+#include "cull/heap.h"
+#include "cull/target.h"
 
 #include <fcntl.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-static struct kstate
+static struct target
 limits(uint64_t brun, uint64_t frun)
 {
-	struct kstate st;
+	struct target st;
 
 	memset(&st, 0, sizeof(st));
-	st.cull = 1;
-	st.brun = brun;
-	st.frun = frun;
+	st.bavail = brun;
+	st.ffree = frun;
 	return st;
 }
 
@@ -40,7 +38,7 @@ fs(uint64_t blocks, uint64_t bavail, uint64_t files, uint64_t ffree)
 static void
 test_deficit(void **state)
 {
-	struct kstate st = limits(1000, 500);
+	struct target st = limits(1000, 500);
 	struct fsfree f = fs(10000, 600, 5000, 450);
 	struct deficit d;
 
@@ -66,7 +64,7 @@ test_deficit(void **state)
 static void
 test_floor(void **state)
 {
-	struct kstate st = limits(100, 100);
+	struct target st = limits(100, 100);
 	struct fsfree f = fs(1000000, 900000, 1000000, 900000);
 
 	(void)state;
@@ -78,7 +76,7 @@ static void
 test_blocks_deficit(void **state)
 {
 	/* 100,000 blocks of 4 KiB short = 400 MiB; objects of 1 MiB: 400 of them. */
-	struct kstate st = limits(200000, 10);
+	struct target st = limits(200000, 10);
 	struct fsfree f = fs(10000000, 100000, 1000000, 900000);
 	size_t k;
 
@@ -94,7 +92,7 @@ test_blocks_deficit(void **state)
 static void
 test_files_deficit(void **state)
 {
-	struct kstate st = limits(10, 600000);
+	struct target st = limits(10, 600000);
 	struct fsfree f = fs(10000000, 9000000, 1000000, 100000);
 
 	(void)state;
@@ -106,7 +104,7 @@ test_files_deficit(void **state)
 static void
 test_memory_cap(void **state)
 {
-	struct kstate st = limits(10, 600000);
+	struct target st = limits(10, 600000);
 	struct fsfree f = fs(10000000, 9000000, 1000000, 100000);
 
 	(void)state;
@@ -121,16 +119,16 @@ static void
 test_mean_from_usage(void **state)
 {
 	/* Used: 1,000,000 blocks over 1,000 files = 1,000 blocks a file. */
-	struct kstate st = limits(1100000, 10);
+	struct target st = limits(1100000, 10);
 	struct fsfree f = fs(2000000, 1000000, 100000, 99000);
 
 	(void)state;
 	/* 100,000 blocks short / 1,000 blocks per object = 101 (rounded up). */
 	assert_int_equal(target_candidates(&st, &f, 0, 0, 0), TARGET_FLOOR);
-	st.brun = 1000000 + 5000 * 1000;
+	st.bavail = 1000000 + 5000 * 1000;
 	f.blocks = 100000000;
 	f.bavail = f.blocks - 1000000;
-	st.brun = f.bavail + 10000000;
+	st.bavail = f.bavail + 10000000;
 	/* 10,000,000 blocks short / 1,000 per object = 10,001, +2,500, +10 */
 	assert_int_equal(target_candidates(&st, &f, 0, 0, 0), 10001 + 2500 + 10);
 }
@@ -138,7 +136,7 @@ test_mean_from_usage(void **state)
 static void
 test_no_overflow(void **state)
 {
-	struct kstate st = limits(UINT64_MAX, UINT64_MAX);
+	struct target st = limits(UINT64_MAX, UINT64_MAX);
 	struct fsfree f = fs(UINT64_MAX, 0, UINT64_MAX, 0);
 
 	(void)state;

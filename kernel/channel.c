@@ -8,10 +8,10 @@
  * simulator (docs/simulator-protocol.md): one request message per write() or
  * read() and one reply, with "N" messages announcing state changes.
  */
-#include "kernel.h"
-#include "config.h"
-#include "log.h"
-#include "util.h"
+#include "kernel/channel.h"
+#include "config/config.h"
+#include "lib/log.h"
+#include "lib/util.h"
 
 #include <sys/socket.h>
 #include <sys/stat.h>

@@ -6,9 +6,9 @@
  * it at exit neither depends on the working directory (the daemon lives in
  * DIR/cache by then) nor follows a symlink planted at its name.
  */
-#include "pidfile.h"
-#include "log.h"
-#include "util.h"
+#include "daemon/pidfile.h"
+#include "lib/log.h"
+#include "lib/util.h"
 
 #include <sys/file.h>
 #include <sys/stat.h>

@@ -2,8 +2,8 @@
 /*
  * priv.c: capability drop with libcap, in one function, every step checked.
  */
-#include "priv.h"
-#include "log.h"
+#include "daemon/priv.h"
+#include "lib/log.h"
 
 #include <sys/capability.h>
 #include <sys/prctl.h>

@@ -4,8 +4,8 @@
  * 0.10.10, so that existing unit files and init scripts keep working; -t,
  * -h and the long --help/--version are new.
  */
-#include "options.h"
-#include "config.h"
+#include "daemon/options.h"
+#include "config/config.h"
 
 #include <getopt.h>
 #include <stdarg.h>

@@ -3,8 +3,8 @@
  * notify.c: sd_notify on libsystemd.  Failures are logged once at debug
  * level: a missing service manager must never stop the daemon.
  */
-#include "notify.h"
-#include "log.h"
+#include "daemon/notify.h"
+#include "lib/log.h"
 
 #include <systemd/sd-daemon.h>
 

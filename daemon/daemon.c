@@ -11,17 +11,17 @@
  * the watchdog when the unit asks for one.  Nothing else wakes an idle
  * daemon.
  */
-#include "config.h"
-#include "daemon.h"
-#include "engine.h"
-#include "graveyard.h"
-#include "kernel.h"
-#include "log.h"
-#include "notify.h"
-#include "options.h"
-#include "pidfile.h"
-#include "priv.h"
-#include "util.h"
+#include "config/config.h"
+#include "daemon/daemon.h"
+#include "daemon/engine.h"
+#include "cull/graveyard.h"
+#include "kernel/channel.h"
+#include "lib/log.h"
+#include "daemon/notify.h"
+#include "daemon/options.h"
+#include "daemon/pidfile.h"
+#include "daemon/priv.h"
+#include "lib/util.h"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>

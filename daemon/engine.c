@@ -20,15 +20,15 @@
  * (kernel_dead()), the engine stops and returns ENGINE_IDLE; the loop
  * checks kernel_dead() after every step and exits non-zero.
  */
-#include "engine.h"
-#include "config.h"
-#include "kernel.h"
-#include "log.h"
-#include "names.h"
-#include "scan.h"
-#include "target.h"
-#include "util.h"
-#include "victims.h"
+#include "daemon/engine.h"
+#include "config/config.h"
+#include "kernel/channel.h"
+#include "lib/log.h"
+#include "cull/names.h"
+#include "cull/scan.h"
+#include "cull/target.h"
+#include "lib/util.h"
+#include "cull/victims.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -151,10 +151,19 @@ scan_thread(void *arg)
 	return NULL;
 }
 
+static struct target
+run_target(const struct engine *e)
+{
+	struct target t = { e->st.brun, e->st.frun };
+
+	return t;
+}
+
 static void
 start_scan(struct engine *e)
 {
 	struct fsfree f;
+	struct target t;
 	sigset_t all, old;
 	int err;
 
@@ -166,7 +175,8 @@ start_scan(struct engine *e)
 	}
 	if (!e->have_st)
 		memset(&e->st, 0, sizeof(e->st));
-	e->opts.max_candidates = target_candidates(&e->st, &f, e->mean_bytes,
+	t = run_target(e);
+	e->opts.max_candidates = target_candidates(&t, &f, e->mean_bytes,
 						   e->objects, e->cull_memory);
 	e->opts.threads = e->threads;
 	e->opts.cancel = &e->cancel;
@@ -350,7 +360,9 @@ cull_batch(struct engine *e, int kernel)
 	while (n < BATCH_MAX && now_ms() - t0 < BATCH_MS) {
 		if (kernel && culled > 0) {
 			struct fsfree f;
-			if (target_fsfree(e->cachefd, &f) == 0 && target_met(&e->st, &f))
+			struct target t = run_target(e);
+
+			if (target_fsfree(e->cachefd, &f) == 0 && target_met(&t, &f))
 				break;
 		}
 		if (!victims_next(e->vs, &v))

@@ -4,9 +4,9 @@
  * that the usual reasons for a failed bind show up before the daemon runs,
  * with their cause named, instead of as a bare EOPNOTSUPP from the kernel.
  */
-#include "checkenv.h"
-#include "config.h"
-#include "log.h"
+#include "daemon/checkenv.h"
+#include "config/config.h"
+#include "lib/log.h"
 
 #include <attr/xattr.h>		/* libattr: the xattr calls and ENOATTR */
 #include <errno.h>
