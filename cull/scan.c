@@ -85,7 +85,7 @@ struct worker {
 static int
 cancelled(const struct walk *w)
 {
-	return w->opt->cancel && *w->opt->cancel;
+	return w->opt->cancel && atomic_load_explicit(w->opt->cancel, memory_order_relaxed);
 }
 
 /* Identity of the mount a descriptor is on: (dev, mount id if known). */

@@ -16,6 +16,7 @@
 #ifndef CFD_SCAN_H
 #define CFD_SCAN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,7 +30,7 @@
 struct scan_opts {
 	size_t max_candidates;		/* heap size; 0 = statistics only */
 	unsigned threads;		/* workers, >= 1 */
-	const volatile int *cancel;	/* stop early when *cancel becomes non-zero */
+	const atomic_int *cancel;	/* stop early when *cancel becomes non-zero */
 };
 
 /* Updated while the scan runs (relaxed atomics): read from any thread. */

@@ -307,7 +307,7 @@ test_threads_agree(void **state)
 static void
 test_cancel(void **state)
 {
-	static const volatile int stop = 1;
+	static const atomic_int stop = 1;
 	struct scan_opts o = { .max_candidates = 10, .threads = 2, .cancel = &stop };
 	struct scan_result *r;
 	int fd;
