@@ -48,7 +48,8 @@ LIBS        = $(PKG_LIBS) -pthread
 #   cull/    the scanner library: no kernel, no daemon (the tool links it)
 #   config/  the configuration parser and its directive table
 #   lib/     leaf helpers: logging, small utilities
-DAEMON_SRCS := daemon/checkenv.c daemon/daemon.c daemon/engine.c daemon/notify.c \
+DAEMON_SRCS := daemon/checkenv.c daemon/daemon.c daemon/engine.c daemon/engine_fsm.c \
+               daemon/goal.c daemon/notify.c daemon/status.c \
                daemon/options.c daemon/pidfile.c daemon/priv.c
 KERNEL_SRCS := kernel/channel.c
 CULL_SRCS   := cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \

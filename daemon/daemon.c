@@ -12,6 +12,7 @@
  * daemon.
  */
 #include "config/config.h"
+#include "cull/target.h"
 #include "daemon/daemon.h"
 #include "daemon/engine.h"
 #include "cull/graveyard.h"
@@ -21,6 +22,7 @@
 #include "daemon/options.h"
 #include "daemon/pidfile.h"
 #include "daemon/priv.h"
+#include "daemon/status.h"
 #include "lib/util.h"
 
 #include <sys/stat.h>
@@ -60,6 +62,7 @@ struct daemon {
 	int engfd;			/* descriptor ev_engfd watches, or -1 */
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
 	uint64_t status_ms;
+	uint64_t start_ms;		/* for the uptime */
 	int stopping;			/* stop() was called, perhaps before the loop ran */
 	sigset_t sigmask;		/* restored once the loop owns the signals */
 	int exit_status;
@@ -124,18 +127,28 @@ read_state(struct daemon *d)
 	return -1;
 }
 
-static double
-percent(uint64_t part, uint64_t whole)
+/* The one snapshot of the daemon's state: everything that shows it reads this. */
+static void
+fill_status(const struct daemon *d, struct status *s)
 {
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+	memset(s, 0, sizeof(*s));
+	s->uptime_ms = now_ms() - d->start_ms;
+	s->dir = d->cfg->dir;
+	s->tag = d->cfg->tag;
+	s->culling_enabled = d->eng != NULL;
+	s->kernel_cull = d->have_st && d->st.cull;
+	memcpy(s->limit_pct, d->cfg->limit, sizeof(s->limit_pct));
+	if (target_fsfree(d->cachefd, &s->fs) == -1)
+		log_warn("%s/cache: statvfs", d->cfg->dir);
+	if (d->eng != NULL)
+		engine_snapshot(d->eng, &s->eng);
 }
 
 static void
 update_status(struct daemon *d, int force)
 {
-	const unsigned *lim = d->cfg->limit;
-	char eng[256] = "culling disabled (nocull)";
-	struct statvfs sv;
+	struct status s;
+	char line[512];
 	uint64_t now = now_ms();
 	int phase = d->have_st && d->st.cull;
 
@@ -153,18 +166,9 @@ update_status(struct daemon *d, int force)
 		log_info("%s", phase ? "the kernel asks for culling" : "culling done: free space is above the run limits");
 	d->phase = phase;
 	d->status_ms = now;
-	if (fstatvfs(d->cachefd, &sv) == -1) {
-		log_warn("%s/cache: statvfs", d->cfg->dir);
-		memset(&sv, 0, sizeof(sv));
-	}
-	if (d->eng != NULL)
-		engine_status(d->eng, eng, sizeof(eng));
-	notify_status("bound tag %s on %s; free blocks %.1f%% (cull below %u%%, run %u%%), "
-		      "free files %.1f%% (cull below %u%%, run %u%%); %s; %s",
-		      d->cfg->tag[0] ? d->cfg->tag : "CacheFiles", d->cfg->dir,
-		      percent(sv.f_bavail, sv.f_blocks), lim[LIM_BCULL], lim[LIM_BRUN],
-		      percent(sv.f_ffree, sv.f_files), lim[LIM_FCULL], lim[LIM_FRUN],
-		      phase ? "culling" : "within limits", eng);
+	fill_status(d, &s);
+	status_format_line(&s, line, sizeof(line));
+	notify_status("%s", line);
 }
 
 static void
@@ -704,6 +708,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->engfd = -1;
 	d->phase = -1;
 	d->exit_status = 1;
+	d->start_ms = now_ms();
 	sane_descriptors(opt);
 	signal(SIGPIPE, SIG_IGN);
 	/*

@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * engine.c: when to scan and what to cull.
+ * engine.c: the cull engine's hands.  What to do next is decided by the
+ * state machine in engine_fsm.c; this file gathers the facts it needs,
+ * carries out its actions and reports their outcome back to it.
  *
  * Scans run in a background thread (scan.c touches no working directory)
  * and hand over a table of the oldest objects, sized from the deficit
  * (target.c).  The main thread culls from the table oldest first, in
- * batches, re-checking each object just before (victims.c), and stops at
- * the target.  It rescans only when the table ran out while the kernel
- * still wants culling, and either the table was full and the pass culled
- * something (older objects were left out of it) or the table is stale;
- * otherwise nothing known is cullable and it backs off (30 s doubling to
- * 10 min), retrying the busy objects when the kernel reports released
- * objects.  The age
- * limit, when set, is the only reason for periodic scans: every cull_age/10,
- * clamped to [1 min, 1 day], and at once when a full table held only
- * objects past the limit.  Without it an idle engine sets no timer.
+ * batches, re-checking each object just before (victims.c), and stops as
+ * soon as every goal is met, checking before each cull.
  *
  * When a cull fails with EIO and the kernel channel finds the cache dead
  * (kernel_dead()), the engine stops and returns ENGINE_IDLE; the loop
@@ -22,18 +16,19 @@
  */
 #include "daemon/engine.h"
 #include "config/config.h"
-#include "kernel/channel.h"
-#include "lib/log.h"
 #include "cull/names.h"
 #include "cull/scan.h"
 #include "cull/target.h"
-#include "lib/util.h"
 #include "cull/victims.h"
+#include "kernel/channel.h"
+#include "lib/log.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,28 +40,33 @@
 
 #define BATCH_MAX 64
 #define BATCH_MS 20
-#define BACKOFF_FIRST_MS (30 * 1000)
-#define BACKOFF_MAX_MS (10 * 60 * 1000)
-#define RETRY_MIN_MS 1000
-#define STALE_MIN_MS (60 * 1000)
 #define SCAN_NICE 5			/* the scan yields to the cache's users */
 #define IOPRIO_BE_LOWEST ((2 << 13) | 7)	/* best-effort class, level 7 */
 #define AGE_PERIOD_MIN_S 60
 #define AGE_PERIOD_MAX_S 86400
 
+struct outside_goal {
+	int used;
+	enum engine_goal_state state;
+	struct goal_active a;
+	uint64_t culled0, bytes0;	/* the engine's counters when it came */
+	uint64_t culled, bytes, ms;	/* frozen when it ended */
+};
+
 struct engine {
 	int cachefd;
 	struct kchan *k;
 	int evfd;
-	int nocull;
 	uint64_t cull_age, cull_memory;
 	unsigned threads;
+	struct efsm m;
+	int batched;			/* a batch ran in this step */
 
 	/* The scan in progress. */
 	pthread_t tid;
-	int scanning;
-	int done;			/* set by the thread (atomic) */
-	volatile int cancel;
+	int thread;			/* tid is a thread to join */
+	atomic_int done;		/* set by the thread */
+	atomic_int cancel;
 	struct scan_opts opts;		/* fixed before the thread starts */
 	uint64_t scan_t0;
 	struct scan_progress prog;
@@ -75,28 +75,37 @@ struct engine {
 	/* The candidates being culled. */
 	struct scan_result *cur;
 	struct victims *vs;
-	int cur_full;			/* the table was filled: more may exist */
-	uint64_t cur_started, cur_done;	/* when its scan started and finished */
-	uint64_t cull_since;		/* when the kernel last began asking */
-	int kernel_cull;		/* the kernel's flag at the last step */
 	uint64_t mean_bytes, objects;
-	uint64_t round_culled;		/* successful culls since this table came */
 	uint64_t odd_logged;		/* what the last logged scan left alone */
 
+	/* The kernel's latest state. */
 	struct kstate st;
-	int have_st, started, released, dead;
-	uint64_t backoff_ms, backoff_until, retry_after, next_age_scan;
-	int retrying;
-	uint64_t retry_t0;
+	int have_st;
 
-	struct engine_stats s;
+	struct outside_goal goals[ENGINE_GOALS_MAX];
+
+	uint64_t scans, culled, culled_blocks, busy, vanished, moved;
+	struct scan_stats last;
 	struct victims_stats vgone;	/* from tables already freed */
 };
+
+static uint64_t
+age_period_ms(uint64_t cull_age)
+{
+	uint64_t p = cull_age / 10;
+
+	if (cull_age == 0)
+		return 0;
+	if (p < AGE_PERIOD_MIN_S)
+		p = AGE_PERIOD_MIN_S;
+	if (p > AGE_PERIOD_MAX_S)
+		p = AGE_PERIOD_MAX_S;
+	return p * 1000;
+}
 
 static void
 settings(struct engine *e, const struct config *cfg)
 {
-	e->nocull = cfg->nocull;
 	e->cull_age = cfg->cull_age;
 	e->cull_memory = cfg->cull_memory;
 	e->threads = cfg->scan_threads ? cfg->scan_threads : 1;
@@ -118,14 +127,8 @@ engine_new(const struct config *cfg, int cachefd, struct kchan *k)
 		return NULL;
 	}
 	settings(e, cfg);
+	efsm_init(&e->m, age_period_ms(e->cull_age));
 	return e;
-}
-
-void
-engine_reconfigure(struct engine *e, const struct config *cfg)
-{
-	settings(e, cfg);
-	e->next_age_scan = 0;
 }
 
 int
@@ -133,6 +136,94 @@ engine_fd(const struct engine *e)
 {
 	return e->evfd;
 }
+
+/* ---- facts ---- */
+
+static uint64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+age_cutoff_ns(const struct engine *e)
+{
+	uint64_t now = wall_ns();
+
+	if (e->cull_age == 0)
+		return 0;
+	return e->cull_age * 1000000000u < now ? now - e->cull_age * 1000000000u : 0;
+}
+
+static struct target
+run_target(const struct engine *e)
+{
+	struct target t = { e->st.brun, e->st.frun };
+
+	return t;
+}
+
+static int
+kernel_asks(const struct engine *e)
+{
+	return e->have_st && e->st.cull;
+}
+
+static uint64_t
+next_atime(const struct engine *e)
+{
+	return e->vs ? victims_peek_atime(e->vs) : 0;
+}
+
+/* An age goal is unmet while the oldest candidate is past it, or the table may miss some. */
+static int
+goal_unmet(const struct engine *e, const struct goal_active *a, const struct fsfree *f)
+{
+	if (a->asked.kind != GOAL_OLDER_THAN)
+		return !goal_met(a, f, 0);
+	if (next_atime(e) != 0)
+		return !goal_met(a, f, next_atime(e));
+	return e->m.table_started < a->since_ms ||
+	    (e->m.table_full && e->m.round_culled > 0);
+}
+
+/* Does some unmet goal other than the age limit remain? */
+static int
+wanted(const struct engine *e, const struct fsfree *f)
+{
+	struct target run = run_target(e);
+	size_t i;
+
+	if (kernel_asks(e) && !target_met(&run, f))
+		return 1;
+	for (i = 0; i < ENGINE_GOALS_MAX; i++)
+		if (e->goals[i].used && e->goals[i].state == ENGINE_GOAL_PENDING &&
+		    goal_unmet(e, &e->goals[i].a, f))
+			return 1;
+	return 0;
+}
+
+static void
+facts(const struct engine *e, struct efsm_in *in)
+{
+	struct fsfree f;
+	uint64_t at = next_atime(e);
+
+	memset(in, 0, sizeof(*in));
+	in->now_ms = now_ms();
+	if (target_fsfree(e->cachefd, &f) < 0)
+		memset(&f, 0, sizeof(f));
+	in->want = wanted(e, &f);
+	in->age_due = e->cull_age != 0 && at != 0 && at < age_cutoff_ns(e);
+	in->left = e->vs ? victims_left(e->vs) : 0;
+	in->kept = e->vs ? victims_kept(e->vs) : 0;
+}
+
+/* ---- the scan ---- */
 
 static void *
 scan_thread(void *arg)
@@ -145,43 +236,31 @@ scan_thread(void *arg)
 	(void)setpriority(PRIO_PROCESS, (id_t)tid, SCAN_NICE);
 	(void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, tid, IOPRIO_BE_LOWEST);
 	e->next = scan_run(e->cachefd, &e->opts, &e->prog);
-	__atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
+	atomic_store_explicit(&e->done, 1, memory_order_release);
 	if (write(e->evfd, &one, sizeof(one)) < 0)
 		return NULL;	/* cannot happen with a counter this small */
 	return NULL;
 }
 
-static struct target
-run_target(const struct engine *e)
-{
-	struct target t = { e->st.brun, e->st.frun };
-
-	return t;
-}
-
-static void
+/* Returns 0, or -1 when no thread could be started. */
+static int
 start_scan(struct engine *e)
 {
 	struct fsfree f;
-	struct target t;
+	struct target t = run_target(e);
 	sigset_t all, old;
 	int err;
 
-	if (e->scanning)
-		return;
 	if (target_fsfree(e->cachefd, &f) < 0) {
 		log_warn("cache: statvfs");
 		memset(&f, 0, sizeof(f));
 	}
-	if (!e->have_st)
-		memset(&e->st, 0, sizeof(e->st));
-	t = run_target(e);
 	e->opts.max_candidates = target_candidates(&t, &f, e->mean_bytes,
 						   e->objects, e->cull_memory);
 	e->opts.threads = e->threads;
 	e->opts.cancel = &e->cancel;
-	e->cancel = 0;
-	e->done = 0;
+	atomic_store(&e->cancel, 0);
+	atomic_store(&e->done, 0);
 	memset(&e->prog, 0, sizeof(e->prog));
 	e->scan_t0 = now_ms();
 	/* Signals belong to the loop's thread. */
@@ -192,11 +271,24 @@ start_scan(struct engine *e)
 	if (err != 0) {
 		errno = err;
 		log_warn("cull engine: scan thread");
-		return;
+		return -1;
 	}
-	e->scanning = 1;
+	e->thread = 1;
 	log_debug(1, "scan started, keeping up to %zu candidates",
 		  e->opts.max_candidates);
+	return 0;
+}
+
+static void
+cancel_scan(struct engine *e)
+{
+	if (!e->thread)
+		return;
+	atomic_store(&e->cancel, 1);
+	pthread_join(e->tid, NULL);
+	e->thread = 0;
+	scan_free(e->next);
+	e->next = NULL;
 }
 
 static void
@@ -225,34 +317,15 @@ log_scan(struct engine *e, const struct scan_result *r)
 		log_warnx("cache: left alone: %s", ss->samples[i]);
 }
 
-static uint64_t
-age_period_ms(const struct engine *e)
-{
-	uint64_t p = e->cull_age / 10;
-
-	if (p < AGE_PERIOD_MIN_S)
-		p = AGE_PERIOD_MIN_S;
-	if (p > AGE_PERIOD_MAX_S)
-		p = AGE_PERIOD_MAX_S;
-	return p * 1000;
-}
-
-/* Take the finished scan's table, if there is one. */
-static void
-harvest(struct engine *e)
+/* Make the finished scan's table the current one; 0, or -1 when the scan failed. */
+static int
+take_table(struct engine *e)
 {
 	const struct scan_stats *ss;
-	uint64_t v;
 
-	if (!e->scanning || !__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
-		return;
-	pthread_join(e->tid, NULL);
-	e->scanning = 0;
-	if (read(e->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		log_warn("cull engine: eventfd read");
 	if (e->next == NULL) {
 		log_warnx("scan of the cache failed");
-		return;
+		return -1;
 	}
 	if (e->vs) {
 		const struct victims_stats *vst = victims_stats(e->vs);
@@ -266,35 +339,15 @@ harvest(struct engine *e)
 	e->next = NULL;
 	e->vs = victims_new(e->cur, e->cachefd);
 	ss = scan_stats(e->cur);
-	e->cur_full = scan_ncand(e->cur) >= e->opts.max_candidates;
 	e->objects = ss->objects;
 	e->mean_bytes = ss->objects ? ss->bytes / ss->objects : 0;
-	e->round_culled = 0;
-	e->cur_done = now_ms();
-	e->cur_started = e->scan_t0;
-	/* A new table ends a back-off; if it holds nothing cullable, the next is longer. */
-	e->backoff_until = 0;
-	e->retrying = 0;
-	e->s.scans++;
-	e->s.scanned_objects = ss->objects;
-	e->s.candidates = scan_ncand(e->cur);
-	e->s.scan_ms_last = ss->ms;
-	if (e->cull_age)
-		e->next_age_scan = now_ms() + age_period_ms(e);
+	e->scans++;
+	e->last = *ss;
 	log_scan(e, e->cur);
+	return 0;
 }
 
-static uint64_t
-age_cutoff_ns(const struct engine *e)
-{
-	struct timespec ts;
-	uint64_t now;
-
-	if (e->cull_age == 0 || clock_gettime(CLOCK_REALTIME, &ts) < 0)
-		return 0;
-	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	return e->cull_age * 1000000000u < now ? now - e->cull_age * 1000000000u : 0;
-}
+/* ---- culling ---- */
 
 /* Send one cull; 1 culled, 0 not, -1 the cache died. */
 static int
@@ -306,32 +359,30 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 	names_escape(v->name, name, sizeof(name));
 	if (fchdir(v->dirfd) < 0) {
 		log_warn("%s: fchdir", name);
-		e->s.busy++;
+		e->busy++;
 		return 0;
 	}
 	err = kernel_cull(e->k, v->name);
 	switch (err) {
 	case 0:
-		e->s.culled++;
-		e->s.culled_blocks += v->blocks;
-		e->round_culled++;
+		e->culled++;
+		e->culled_blocks += v->blocks;
 		log_debug(2, "culled %s", name);
 		return 1;
 	case -EBUSY:
 	case -ENOMEM:
-		e->s.busy++;
+		e->busy++;
 		if (keep_busy)
 			victims_keep(e->vs);
 		return 0;
 	case -ENOENT:
 	case -ESTALE:
-		e->s.vanished++;
+		e->vanished++;
 		return 0;
 	case -EIO:
 		/* The channel probed: a dead cache is the loop's to handle. */
 		if (kernel_dead(e->k)) {
 			log_warnx("cull %s: %s; the cache is dead", name, strerror(EIO));
-			e->dead = 1;
 			return -1;
 		}
 		/* FALLTHROUGH */
@@ -343,281 +394,334 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 }
 
 /*
- * One batch, oldest first.  kernel: the kernel wants culling (stop at the
- * target); otherwise only objects older than the age limit are culled.
- * Returns the number of candidates examined, or -1 when the cache died.
+ * Which unmet goal would this victim serve?  Returns 1 for one that keeps
+ * busy victims for a retry (the kernel's, or one asked from outside), 2
+ * for the age limit alone, 0 for none: every goal is met or none wants an
+ * object this young.
  */
 static int
-cull_batch(struct engine *e, int kernel)
+serves(const struct engine *e, const struct fsfree *f, uint64_t atime_ns)
 {
-	uint64_t t0 = now_ms(), cutoff = age_cutoff_ns(e);
-	int n = 0, culled = 0, r = 0;
-	struct victim v;
+	struct target run = run_target(e);
+	size_t i;
 
+	if (kernel_asks(e) && !target_met(&run, f))
+		return 1;
+	for (i = 0; i < ENGINE_GOALS_MAX; i++) {
+		const struct outside_goal *g = &e->goals[i];
+
+		if (g->used && g->state == ENGINE_GOAL_PENDING &&
+		    goal_accepts(&g->a, atime_ns) && !goal_met(&g->a, f, atime_ns))
+			return 1;
+	}
+	return e->cull_age != 0 && atime_ns < age_cutoff_ns(e) ? 2 : 0;
+}
+
+/* One batch, oldest first, each victim checked against the goals first. */
+static int
+cull_batch(struct engine *e, uint64_t *culled)
+{
+	uint64_t t0 = now_ms();
+	int n = 0, r = 0, why;
+	struct victim v;
+	struct fsfree f;
+
+	*culled = 0;
 	/* Directories are opened afresh by path for each batch (victims.h). */
 	victims_drop_dirs(e->vs);
-
 	while (n < BATCH_MAX && now_ms() - t0 < BATCH_MS) {
-		if (kernel && culled > 0) {
-			struct fsfree f;
-			struct target t = run_target(e);
-
-			if (target_fsfree(e->cachefd, &f) == 0 && target_met(&t, &f))
-				break;
-		}
 		if (!victims_next(e->vs, &v))
 			break;
-		if (!kernel && v.atime_ns >= cutoff) {
+		if (target_fsfree(e->cachefd, &f) < 0)
+			memset(&f, 0, sizeof(f));
+		if ((why = serves(e, &f, v.atime_ns)) == 0) {
 			victims_unget(e->vs);
 			break;
 		}
 		n++;
-		r = cull_one(e, &v, kernel);
+		r = cull_one(e, &v, why == 1);
 		if (r < 0)
 			break;
-		culled += r;
+		*culled += (uint64_t)r;
 	}
 	if (fchdir(e->cachefd) < 0)
 		log_warn("cache: fchdir");
-	if (culled > 0)
-		e->backoff_ms = e->backoff_until = 0;
-	return r < 0 ? -1 : n;
+	return r < 0 ? -1 : 0;
 }
 
-static int
-age_due(const struct engine *e)
-{
-	uint64_t at;
+/* ---- goals asked from outside ---- */
 
-	if (e->cull_age == 0 || e->vs == NULL)
+static void
+goals_update(struct engine *e, int exhausted)
+{
+	struct fsfree f;
+	uint64_t now = now_ms();
+	size_t i;
+
+	if (target_fsfree(e->cachefd, &f) < 0)
+		memset(&f, 0, sizeof(f));
+	for (i = 0; i < ENGINE_GOALS_MAX; i++) {
+		struct outside_goal *g = &e->goals[i];
+
+		if (!g->used || g->state != ENGINE_GOAL_PENDING)
+			continue;
+		if (!goal_unmet(e, &g->a, &f))
+			g->state = ENGINE_GOAL_MET;
+		else if (exhausted || e->m.state == EFSM_DEAD)
+			g->state = ENGINE_GOAL_EXHAUSTED;
+		else
+			continue;
+		g->culled = e->culled - g->culled0;
+		g->bytes = (e->culled_blocks - g->bytes0) * 512;
+		g->ms = now - g->a.since_ms;
+	}
+}
+
+int
+engine_goal_add(struct engine *e, const struct goal *g)
+{
+	struct target run = run_target(e);
+	struct fsfree f;
+	size_t i;
+
+	for (i = 0; i < ENGINE_GOALS_MAX; i++)
+		if (!e->goals[i].used)
+			break;
+	if (i == ENGINE_GOALS_MAX || target_fsfree(e->cachefd, &f) < 0)
+		return -1;
+	if (goal_resolve(g, &f, &run, wall_ns(), now_ms(), &e->goals[i].a) < 0)
+		return -1;
+	e->goals[i].used = 1;
+	e->goals[i].state = ENGINE_GOAL_PENDING;
+	e->goals[i].culled0 = e->culled;
+	e->goals[i].bytes0 = e->culled_blocks;
+	return (int)i;
+}
+
+int
+engine_goal_poll(struct engine *e, int id, struct engine_goal_report *r)
+{
+	struct outside_goal *g;
+
+	if (id < 0 || id >= ENGINE_GOALS_MAX || !e->goals[id].used)
+		return -1;
+	g = &e->goals[id];
+	r->state = g->state;
+	if (g->state == ENGINE_GOAL_PENDING) {
+		r->culled = e->culled - g->culled0;
+		r->culled_bytes = (e->culled_blocks - g->bytes0) * 512;
+		r->ms = now_ms() - g->a.since_ms;
 		return 0;
-	at = victims_peek_atime(e->vs);
-	return at != 0 && at < age_cutoff_ns(e);
+	}
+	r->culled = g->culled;
+	r->culled_bytes = g->bytes;
+	r->ms = g->ms;
+	g->used = 0;
+	return 0;
 }
 
-static enum engine_next
-timer(uint64_t until, uint64_t now, unsigned *delay_ms)
+void
+engine_goal_cancel(struct engine *e, int id)
 {
-	uint64_t d = until > now ? until - now : 1;
-
-	*delay_ms = d > UINT32_MAX ? UINT32_MAX : (unsigned)d;
-	return ENGINE_TIMER;
+	if (id >= 0 && id < ENGINE_GOALS_MAX)
+		e->goals[id].used = 0;
 }
 
-/* Nothing cullable in a whole pass: wait, longer each time. */
-static enum engine_next
-back_off(struct engine *e, uint64_t now, unsigned *delay_ms)
+/* ---- events ---- */
+
+static void
+log_backoff(const struct engine *e)
 {
-	e->backoff_ms = e->backoff_ms ? e->backoff_ms * 2 : BACKOFF_FIRST_MS;
-	if (e->backoff_ms > BACKOFF_MAX_MS)
-		e->backoff_ms = BACKOFF_MAX_MS;
-	e->backoff_until = now + e->backoff_ms;
 	if (e->vs && victims_kept(e->vs) > 0)
 		log_info("cull: nothing cullable (%zu busy); waiting %llu s or for released objects",
-			 victims_kept(e->vs), (unsigned long long)(e->backoff_ms / 1000));
+			 victims_kept(e->vs), (unsigned long long)(e->m.backoff_ms / 1000));
 	else
 		log_info("cull: candidates used up and the last scan found no more; "
 			 "next scan in %llu s or when the kernel releases objects",
-			 (unsigned long long)(e->backoff_ms / 1000));
-	return timer(e->backoff_until, now, delay_ms);
+			 (unsigned long long)(e->m.backoff_ms / 1000));
 }
 
-/* Scans started by released-objects notices: at most a tenth of the time. */
-static uint64_t
-rescan_gap_ms(const struct engine *e)
+/* Feed one event; carry out the action; report its outcome as the next event. */
+static void
+dispatch(struct engine *e, enum efsm_event ev, struct efsm_in *in, struct efsm_out *out)
 {
-	uint64_t gap = e->s.scan_ms_last * 10;
+	enum efsm_state was = e->m.state;
+	uint64_t culled;
+	int r;
 
-	return gap > RETRY_MIN_MS ? gap : RETRY_MIN_MS;
-}
-
-/*
- * In back-off: when the kernel reported released objects, go over the busy
- * ones again (at most once per retry_after, which grows with the cost of a
- * pass); when the timer runs out, rescan.
- */
-static enum engine_next
-backing_off(struct engine *e, uint64_t now, unsigned *delay_ms)
-{
-	if (!e->retrying && e->released) {
-		if (now < e->retry_after)
-			return timer(e->retry_after < e->backoff_until ?
-				     e->retry_after : e->backoff_until, now, delay_ms);
-		if (e->vs == NULL || victims_kept(e->vs) + victims_left(e->vs) == 0) {
-			/* Nothing to retry: released objects may be new ones. */
-			e->released = 0;
-			e->retry_after = now + rescan_gap_ms(e);
-			start_scan(e);
-			if (e->scanning)
-				return timer(e->backoff_until, now, delay_ms);
-			return back_off(e, now, delay_ms);
-		}
+	efsm_event(&e->m, ev, in, out);
+	if (e->m.state != was)
+		log_debug(2, "engine: %s -> %s on %s", efsm_state_name(was),
+			  efsm_state_name(e->m.state), efsm_event_name(ev));
+	if (e->m.state == EFSM_BACKING_OFF && out->exhausted)
+		log_backoff(e);
+	goals_update(e, out->exhausted);
+	switch (out->act) {
+	case EFSM_ACT_NONE:
+		return;
+	case EFSM_ACT_SCAN:
+		if (start_scan(e) == 0)
+			return;
+		facts(e, in);
+		dispatch(e, EFSM_EV_SCAN_FAILED, in, out);
+		return;
+	case EFSM_ACT_CANCEL:
+		cancel_scan(e);
+		return;
+	case EFSM_ACT_RETRY:
 		victims_retry(e->vs);
-		e->released = 0;
-		e->retrying = 1;
-		e->retry_t0 = now;
-	}
-	if (e->retrying) {
-		if (victims_left(e->vs) > 0) {
-			cull_batch(e, 1);
-			if (e->backoff_until == 0)
-				e->retrying = 0;	/* it worked: cull normally */
-			return ENGINE_AGAIN;
+		/* FALLTHROUGH */
+	case EFSM_ACT_CULL:
+		if (e->batched) {
+			out->next = EFSM_NEXT_AGAIN;
+			return;
 		}
-		e->retrying = 0;
-		e->retry_after = now + (now - e->retry_t0) * 10 + RETRY_MIN_MS;
+		e->batched = 1;
+		r = cull_batch(e, &culled);
+		facts(e, in);
+		in->culled = culled;
+		in->dead = r < 0;
+		dispatch(e, EFSM_EV_BATCH, in, out);
+		return;
 	}
-	if (now < e->backoff_until)
-		return timer(e->backoff_until, now, delay_ms);
-	e->backoff_until = 0;
-	e->released = 0;
-	start_scan(e);
-	return e->scanning ? ENGINE_IDLE : back_off(e, now, delay_ms);
 }
 
-/* A table older than this no longer describes the cache. */
-static int
-table_stale(const struct engine *e, uint64_t now)
+static void
+event(struct engine *e, enum efsm_event ev, struct efsm_out *out)
 {
-	uint64_t limit = e->s.scan_ms_last * 10;
+	struct efsm_in in;
 
-	if (limit < STALE_MIN_MS)
-		limit = STALE_MIN_MS;
-	return now - e->cur_done > limit;
+	facts(e, &in);
+	dispatch(e, ev, &in, out);
 }
 
-/*
- * The table has run out while the kernel wants culling.  Look again when
- * the table predates this episode of culling or is stale (objects were
- * added since), or when the pass made real progress: it culled something
- * from a full table (older objects were left out of it) or culled at least
- * half of it (the cache is changing under us).  Otherwise everything known
- * is busy: back off, which bounds the scans to one per back-off period or
- * released-objects notice.
- */
+/* The scan finished: join it and hand its outcome to the machine. */
 static int
-worth_rescanning(const struct engine *e, uint64_t now)
+harvest(struct engine *e, struct efsm_out *out)
 {
-	if (e->cur == NULL || table_stale(e, now) || e->cur_started < e->cull_since)
+	struct efsm_in in;
+	uint64_t v;
+
+	if (!e->thread || !atomic_load_explicit(&e->done, memory_order_acquire))
+		return 0;
+	pthread_join(e->tid, NULL);
+	e->thread = 0;
+	if (read(e->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		log_warn("cull engine: eventfd read");
+	if (take_table(e) < 0) {
+		event(e, EFSM_EV_SCAN_FAILED, out);
 		return 1;
-	return e->round_culled > 0 &&
-	    (e->cur_full || 2 * e->round_culled >= scan_ncand(e->cur));
+	}
+	facts(e, &in);
+	in.ncand = scan_ncand(e->cur);
+	in.full = in.ncand >= e->opts.max_candidates;
+	in.scan_ms = scan_stats(e->cur)->ms;
+	dispatch(e, EFSM_EV_SCAN_DONE, &in, out);
+	return 1;
 }
 
-/* The kernel wants culling. */
 static enum engine_next
-kernel_wants(struct engine *e, uint64_t now, unsigned *delay_ms)
+result(const struct efsm_out *out, unsigned *delay_ms)
 {
-	if (e->dead)
-		return ENGINE_IDLE;
-	if (e->backoff_until)
-		return backing_off(e, now, delay_ms);
-	if (e->vs && victims_left(e->vs) > 0) {
-		cull_batch(e, 1);
-		return e->dead ? ENGINE_IDLE : ENGINE_AGAIN;
+	switch (out->next) {
+	case EFSM_NEXT_AGAIN:
+		return ENGINE_AGAIN;
+	case EFSM_NEXT_TIMER:
+		*delay_ms = out->delay_ms;
+		return ENGINE_TIMER;
+	case EFSM_NEXT_IDLE:
+		break;
 	}
-	if (e->scanning)
-		return ENGINE_IDLE;	/* the scan's descriptor wakes the loop */
-	if (worth_rescanning(e, now)) {
-		e->released = 0;
-		start_scan(e);
-		if (e->scanning)
-			return ENGINE_IDLE;
-	}
-	e->retry_after = now + RETRY_MIN_MS;
-	return back_off(e, now, delay_ms);
+	return ENGINE_IDLE;
 }
 
 enum engine_next
 engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 {
-	uint64_t now = now_ms();
+	struct efsm_out out;
+	struct efsm_in in;
 
 	*delay_ms = 0;
+	e->batched = 0;
 	if (st) {
-		if (st->cull && !e->kernel_cull)
-			e->cull_since = now;
-		e->kernel_cull = st->cull;
 		e->st = *st;
 		e->have_st = 1;
-		if (st->has_released && (st->freleased || st->breleased))
-			e->released = 1;
 	}
-	if (e->dead || e->nocull)
-		return ENGINE_IDLE;
-	harvest(e);
-	if (!e->started) {
-		/* The first scan also warms the dentry and inode caches. */
-		e->started = 1;
-		start_scan(e);
-	}
-	if (e->have_st && e->st.cull)
-		return kernel_wants(e, now, delay_ms);
-	e->backoff_ms = e->backoff_until = 0;
-	e->retrying = 0;
-	if (age_due(e)) {
-		if (cull_batch(e, 0) < 0)
-			return ENGINE_IDLE;
-		return ENGINE_AGAIN;
-	}
-	if (e->cull_age) {
-		/* A full table of aged objects means more may be waiting. */
-		if (!e->scanning && e->vs && e->cur_full && victims_left(e->vs) == 0 &&
-		    e->round_culled > 0)
-			start_scan(e);
-		else if (!e->scanning && now >= e->next_age_scan)
-			start_scan(e);
-		if (e->scanning)
-			return ENGINE_IDLE;
-		return timer(e->next_age_scan, now, delay_ms);
-	}
-	return ENGINE_IDLE;
+	if (!e->m.started)
+		event(e, EFSM_EV_START, &out);
+	harvest(e, &out);
+	facts(e, &in);
+	in.released = st && st->has_released && (st->freleased || st->breleased);
+	dispatch(e, st ? EFSM_EV_KERNEL : EFSM_EV_TIMER, &in, &out);
+	return result(&out, delay_ms);
 }
 
 void
-engine_status(const struct engine *e, char *buf, size_t len)
+engine_reconfigure(struct engine *e, const struct config *cfg)
 {
-	if (e->scanning) {
-		uint64_t objs = __atomic_load_n(&e->prog.objects, __ATOMIC_RELAXED);
-		uint64_t ms = now_ms() - e->scan_t0;
-		snprintf(buf, len, "scanning: %llu objects (%llu/s); culled %llu, busy %llu",
-			 (unsigned long long)objs,
-			 (unsigned long long)(ms ? objs * 1000 / ms : 0),
-			 (unsigned long long)e->s.culled, (unsigned long long)e->s.busy);
-	} else if (e->s.scans == 0) {
-		snprintf(buf, len, "no scan yet");
-	} else {
-		snprintf(buf, len, "%llu objects, %llu candidates left; culled %llu, busy %llu%s",
-			 (unsigned long long)e->s.scanned_objects,
-			 (unsigned long long)(e->vs ? victims_left(e->vs) : 0),
-			 (unsigned long long)e->s.culled, (unsigned long long)e->s.busy,
-			 e->backoff_until ? "; backing off" : "");
-	}
+	struct efsm_out out;
+	struct efsm_in in;
+
+	settings(e, cfg);
+	facts(e, &in);
+	in.age_period_ms = age_period_ms(e->cull_age);
+	/* No batch here: the loop steps the engine after a reload. */
+	e->batched = 1;
+	dispatch(e, EFSM_EV_RELOAD, &in, &out);
 }
 
+/* ---- status ---- */
+
 void
-engine_stats(const struct engine *e, struct engine_stats *out)
+engine_snapshot(const struct engine *e, struct engine_snap *s)
 {
-	*out = e->s;
-	out->vanished += e->vgone.vanished;
-	out->moved = e->vgone.moved;
+	uint64_t now = now_ms();
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->state = e->m.state;
+	s->scanning = e->thread;
+	if (e->thread) {
+		s->scan_objects = atomic_load_explicit(&e->prog.objects, memory_order_relaxed);
+		s->scan_ms = now - e->scan_t0;
+	}
+	s->scans = e->scans;
+	s->last_objects = e->last.objects;
+	s->last_bytes = e->last.bytes;
+	s->last_ms = e->last.ms;
+	s->last_candidates = e->cur ? scan_ncand(e->cur) : 0;
+	s->last_oldest_ns = e->last.oldest_ns;
+	s->last_newest_ns = e->last.newest_ns;
+	s->left = e->vs ? victims_left(e->vs) : 0;
+	s->kept = e->vs ? victims_kept(e->vs) : 0;
+	s->culled = e->culled;
+	s->culled_bytes = e->culled_blocks * 512;
+	s->busy = e->busy;
+	s->vanished = e->vanished + e->vgone.vanished;
+	s->moved = e->vgone.moved;
 	if (e->vs) {
-		out->vanished += victims_stats(e->vs)->vanished;
-		out->moved += victims_stats(e->vs)->moved;
+		s->vanished += victims_stats(e->vs)->vanished;
+		s->moved += victims_stats(e->vs)->moved;
 	}
-	out->scanning = e->scanning;
+	if (e->m.state == EFSM_BACKING_OFF && e->m.backoff_until) {
+		s->backoff_ms = e->m.backoff_ms;
+		s->backoff_left_ms = e->m.backoff_until > now ? e->m.backoff_until - now : 0;
+	}
+	s->kernel_asks = kernel_asks(e);
+	s->age_limit_s = e->cull_age;
+	for (i = 0; i < ENGINE_GOALS_MAX; i++)
+		s->goals += e->goals[i].used && e->goals[i].state == ENGINE_GOAL_PENDING;
 }
 
 void
 engine_free(struct engine *e)
 {
+	struct efsm_out out;
+
 	if (e == NULL)
 		return;
-	if (e->scanning) {
-		e->cancel = 1;
-		pthread_join(e->tid, NULL);
-		scan_free(e->next);
-	}
+	event(e, EFSM_EV_STOP, &out);
+	cancel_scan(e);		/* whatever the state: never leave a thread behind */
 	victims_free(e->vs);
 	scan_free(e->cur);
 	close(e->evfd);

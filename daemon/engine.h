@@ -2,11 +2,17 @@
 /*
  * engine.h: the cull engine, as the daemon's event loop sees it.
  *
- * The engine owns the candidate table and the background scan.  The loop
- * hands it every kernel state it reads and calls engine_step() whenever the
- * engine asked for it (again at once, or after a timer) or the scan's
- * notification descriptor became readable.  One step does a bounded amount
- * of work (a batch of culls), so signals and the device stay responsive.
+ * The engine owns the candidate table and the background scan, and decides
+ * through one state machine (engine_fsm.h, where the table of states and
+ * events is) when to scan, cull, back off or wait.  The loop hands it every
+ * kernel state it reads and calls engine_step() whenever the engine asked
+ * for it (again at once, or after a timer) or the scan's descriptor became
+ * readable.  One step does a bounded amount of work (one batch of culls),
+ * so signals and the device stay responsive.
+ *
+ * Culling works towards the union of the active goals (goal.h): the
+ * kernel's run limits while it asks, the age limit (cull_age), and goals
+ * asked from outside with engine_goal_add().
  *
  * The engine changes the working directory only to directories inside
  * DIR/cache, opened with O_NOFOLLOW beneath the descriptor it was given, and
@@ -18,6 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/engine_fsm.h"
+#include "daemon/goal.h"
+
 struct config;
 struct kchan;
 struct kstate;
@@ -27,11 +36,12 @@ struct engine;
 enum engine_next {
 	ENGINE_IDLE,	/* nothing to do until the kernel's state changes */
 	ENGINE_AGAIN,	/* call engine_step() again as soon as events are served */
-	ENGINE_TIMER,	/* call again after *delay_ms (back-off, or waiting on a scan) */
+	ENGINE_TIMER,	/* call again after *delay_ms (back-off, or the age limit) */
 };
 
 /* cachefd: O_DIRECTORY|O_NOFOLLOW descriptor of DIR/cache.  Takes no ownership of k. */
 struct engine *engine_new(const struct config *cfg, int cachefd, struct kchan *k);
+/* Stops the engine (cancelling a scan) and frees it. */
 void engine_free(struct engine *e);
 /* Apply settings that can change while bound (SIGHUP). */
 void engine_reconfigure(struct engine *e, const struct config *cfg);
@@ -39,19 +49,49 @@ void engine_reconfigure(struct engine *e, const struct config *cfg);
 /* Readable when the background scan has finished; -1 if there is none. */
 int engine_fd(const struct engine *e);
 
-/* Feed the latest kernel state, then do one bounded unit of work. */
+/* Feed the latest kernel state (or NULL), then do one bounded unit of work. */
 enum engine_next engine_step(struct engine *e, const struct kstate *st,
 			     unsigned *delay_ms);
 
-/* One human-readable line for STATUS= and the log (scan progress, culls). */
-void engine_status(const struct engine *e, char *buf, size_t len);
+/* ---- goals asked from outside ---- */
 
-struct engine_stats {
-	uint64_t scans, scanned_objects, candidates;
-	uint64_t culled, culled_blocks, busy, vanished, moved;
-	int scanning;
-	uint64_t scan_ms_last;
+#define ENGINE_GOALS_MAX 8
+
+enum engine_goal_state {
+	ENGINE_GOAL_PENDING,	/* culling towards it */
+	ENGINE_GOAL_MET,
+	ENGINE_GOAL_EXHAUSTED,	/* nothing more could be culled */
 };
-void engine_stats(const struct engine *e, struct engine_stats *out);
+
+struct engine_goal_report {
+	enum engine_goal_state state;
+	uint64_t culled, culled_bytes;	/* by the engine while the goal was active */
+	uint64_t ms;			/* how long it has been active */
+};
+
+/* Returns an id >= 0, or -1: invalid goal, or ENGINE_GOALS_MAX active. Call engine_step() next. */
+int engine_goal_add(struct engine *e, const struct goal *g);
+/* Returns 0 and fills r, or -1 for an unknown id.  A met or exhausted goal is forgotten. */
+int engine_goal_poll(struct engine *e, int id, struct engine_goal_report *r);
+/* Withdraw a goal (its asker went away). */
+void engine_goal_cancel(struct engine *e, int id);
+
+/* ---- what the engine knows, for STATUS=, the log, and later the socket ---- */
+
+struct engine_snap {
+	enum efsm_state state;
+	int scanning;
+	uint64_t scan_objects, scan_ms;		/* the running scan so far */
+	uint64_t scans;				/* finished scans */
+	uint64_t last_objects, last_bytes, last_ms, last_candidates;
+	uint64_t last_oldest_ns, last_newest_ns;
+	uint64_t left, kept;			/* candidates left in this pass; busy ones kept */
+	uint64_t culled, culled_bytes, busy, vanished, moved;
+	uint64_t backoff_ms, backoff_left_ms;	/* 0: not backing off */
+	int kernel_asks;
+	uint64_t age_limit_s;			/* cull_age; 0: none */
+	unsigned goals;				/* goals asked from outside, pending */
+};
+void engine_snapshot(const struct engine *e, struct engine_snap *s);
 
 #endif

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "cull/target.h"
 #include "daemon/engine.h"
 #include "kernel/channel.h"
 
@@ -33,6 +34,28 @@ static int order[4096];
 
 int __wrap_kernel_cull(struct kchan *k, const char *name);
 int __wrap_kernel_dead(const struct kchan *k);
+int __wrap_target_fsfree(int fd, struct fsfree *f);
+int __real_target_fsfree(int fd, struct fsfree *f);
+
+/*
+ * A filesystem of 1,000,000 blocks and files where every cull frees
+ * OBJ_BLOCKS blocks and one file: goals can be met to the object.
+ */
+#define OBJ_BLOCKS 8
+#define BASE_FREE 1000
+static int fake_fs;
+
+int
+__wrap_target_fsfree(int fd, struct fsfree *f)
+{
+	if (!fake_fs)
+		return __real_target_fsfree(fd, f);
+	f->blocks = f->files = 1000000;
+	f->bavail = BASE_FREE + (uint64_t)nculls * OBJ_BLOCKS;
+	f->ffree = BASE_FREE + (uint64_t)nculls;
+	f->bsize = 4096;
+	return 0;
+}
 
 /* The kernel's cull: the name in the cwd, which must be inside the cache. */
 int
@@ -106,7 +129,7 @@ setup(void **state)
 	snprintf(p, sizeof(p), "%s/cache", top);
 	if (realpath(p, cache_real) == NULL)
 		return -1;
-	mode_busy = mode_eio = dead = nculls = outside = 0;
+	mode_busy = mode_eio = dead = nculls = outside = fake_fs = 0;
 	return 0;
 }
 
@@ -185,7 +208,7 @@ test_scan_at_start_then_idle(void **state)
 {
 	struct rig r;
 	struct kstate st = wants(0);
-	struct engine_stats es;
+	struct engine_snap es;
 	unsigned delay;
 
 	(void)state;
@@ -195,10 +218,10 @@ test_scan_at_start_then_idle(void **state)
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
 	wait_scan(&r);
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
-	engine_stats(r.e, &es);
+	engine_snapshot(r.e, &es);
 	assert_int_equal(es.scans, 1);
-	assert_int_equal(es.scanned_objects, 50);
-	assert_int_equal(es.candidates, 50);
+	assert_int_equal(es.last_objects, 50);
+	assert_int_equal(es.last_candidates, 50);
 	assert_int_equal(es.scanning, 0);
 	assert_int_equal(nculls, 0);
 	rig_stop(&r);
@@ -212,7 +235,7 @@ test_culls_oldest_first_in_batches(void **state)
 	enum engine_next next;
 	unsigned delay;
 	int i, steps = 0;
-	char status[256];
+	struct engine_snap es;
 
 	(void)state;
 	make_tree(200);
@@ -229,8 +252,9 @@ test_culls_oldest_first_in_batches(void **state)
 	assert_true(steps >= 3);
 	for (i = 0; i < nculls; i++)
 		assert_int_equal(order[i], i);
-	engine_status(r.e, status, sizeof(status));
-	assert_non_null(strstr(status, "culled"));
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.culled, nculls);
+	assert_int_equal(es.state, EFSM_CULLING);
 	/* The kernel is satisfied: nothing more, and idle. */
 	st.cull = 0;
 	i = nculls;
@@ -245,7 +269,7 @@ test_busy_backs_off(void **state)
 {
 	struct rig r;
 	struct kstate st = wants(1);
-	struct engine_stats es;
+	struct engine_snap es;
 	enum engine_next next;
 	unsigned delay = 0;
 	int steps = 0;
@@ -261,11 +285,11 @@ test_busy_backs_off(void **state)
 	/* Everything busy: a timer, not a spin. */
 	assert_int_equal(next, ENGINE_TIMER);
 	assert_true(delay >= 29000 && delay <= 30000);
-	engine_stats(r.e, &es);
+	engine_snapshot(r.e, &es);
 	assert_int_equal(es.busy, 100);
 	/* Stepping again before the timer changes nothing. */
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_TIMER);
-	engine_stats(r.e, &es);
+	engine_snapshot(r.e, &es);
 	assert_int_equal(es.busy, 100);
 	/* Released objects: after the short retry delay, a retry pass culls them. */
 	mode_busy = 0;
@@ -317,7 +341,7 @@ test_table_older_than_request(void **state)
 {
 	struct rig r;
 	struct kstate st = wants(0);
-	struct engine_stats es;
+	struct engine_snap es;
 	unsigned delay;
 
 	(void)state;
@@ -325,17 +349,18 @@ test_table_older_than_request(void **state)
 	engine_step(r.e, &st, &delay);
 	wait_scan(&r);
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
-	engine_stats(r.e, &es);
-	assert_int_equal(es.candidates, 0);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.last_candidates, 0);
 	/* The cache fills, then the kernel asks: look again, do not back off. */
 	make_tree(30);
 	usleep(2000);
 	st.cull = 1;
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
-	engine_stats(r.e, &es);
+	engine_snapshot(r.e, &es);
 	assert_int_equal(es.scanning, 1);
 	wait_scan(&r);
-	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	/* Culled at once; the table was used up, so it looks again rather than backing off. */
+	assert_int_not_equal(engine_step(r.e, &st, &delay), ENGINE_TIMER);
 	assert_int_equal(nculls, 30);
 	assert_int_equal(order[0], 0);
 	rig_stop(&r);
@@ -391,6 +416,178 @@ test_age_limit(void **state)
 	rig_stop(&r);
 }
 
+/* Step until the engine rests; returns the last answer. */
+static enum engine_next
+run_until_rest(struct rig *r, struct kstate *st, unsigned *delay)
+{
+	enum engine_next next;
+	int steps = 0;
+
+	while ((next = engine_step(r->e, st, delay)) == ENGINE_AGAIN)
+		assert_true(++steps < 1000);
+	return next;
+}
+
+/* The kernel's run limits are met in the middle of a batch: not one cull more. */
+static void
+test_kernel_target_met_exactly(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	unsigned delay;
+	int i;
+
+	(void)state;
+	make_tree(100);
+	fake_fs = 1;
+	st.brun = BASE_FREE + 10 * OBJ_BLOCKS;
+	st.frun = BASE_FREE + 3;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 10);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	/* Files are the tighter limit this time. */
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 25;
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 25);
+	rig_stop(&r);
+}
+
+/* A goal asked from outside while the kernel is content: culled to the object, reported. */
+static void
+test_outside_goal_bytes(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	struct goal g = { GOAL_BYTES, 12 * OBJ_BLOCKS * 4096 - 100 };
+	struct engine_goal_report rep;
+	struct engine_snap es;
+	unsigned delay;
+	int id;
+
+	(void)state;
+	make_tree(100);
+	fake_fs = 1;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 0);
+	id = engine_goal_add(r.e, &g);
+	assert_true(id >= 0);
+	assert_int_equal(engine_goal_poll(r.e, id, &rep), 0);
+	assert_int_equal(rep.state, ENGINE_GOAL_PENDING);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.goals, 1);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 12);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[11], 11);
+	assert_int_equal(engine_goal_poll(r.e, id, &rep), 0);
+	assert_int_equal(rep.state, ENGINE_GOAL_MET);
+	assert_int_equal(rep.culled, 12);
+	/* Reported once, then forgotten. */
+	assert_int_equal(engine_goal_poll(r.e, id, &rep), -1);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.goals, 0);
+	rig_stop(&r);
+}
+
+/* More than the cache holds: everything goes, then the goal is exhausted. */
+static void
+test_outside_goal_exhausted(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	struct goal g = { GOAL_FREE_PCT, 50 };
+	struct engine_goal_report rep;
+	unsigned delay;
+	int id;
+
+	(void)state;
+	make_tree(40);
+	fake_fs = 1;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	engine_step(r.e, &st, &delay);
+	id = engine_goal_add(r.e, &g);
+	assert_true(id >= 0);
+	/* All culled from a table that paid off: one more look before giving up. */
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 40);
+	assert_int_equal(engine_goal_poll(r.e, id, &rep), 0);
+	assert_int_equal(rep.state, ENGINE_GOAL_PENDING);
+	wait_scan(&r);
+	/* Nothing more: the goal is given up and, the kernel content, the engine rests. */
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(engine_goal_poll(r.e, id, &rep), 0);
+	assert_int_equal(rep.state, ENGINE_GOAL_EXHAUSTED);
+	assert_int_equal(rep.culled, 40);
+	rig_stop(&r);
+}
+
+/* An age goal culls exactly what is older; a withdrawn goal stops culling. */
+static void
+test_outside_goal_older_than_and_cancel(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	struct goal g = { GOAL_OLDER_THAN, 60 * 60 + 30 };
+	struct engine_goal_report rep;
+	unsigned delay;
+	int id, i;
+
+	(void)state;
+	/* Objects used 1..100 minutes ago: the 40 used over an hour ago go. */
+	make_tree(100);
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	engine_step(r.e, &st, &delay);
+	id = engine_goal_add(r.e, &g);
+	assert_true(id >= 0);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 40);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	assert_int_equal(engine_goal_poll(r.e, id, &rep), 0);
+	assert_int_equal(rep.state, ENGINE_GOAL_MET);
+	/* A goal withdrawn before its step culls nothing. */
+	g.value = 60;
+	id = engine_goal_add(r.e, &g);
+	assert_true(id >= 0);
+	engine_goal_cancel(r.e, id);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 40);
+	assert_int_equal(engine_goal_poll(r.e, id, &rep), -1);
+	rig_stop(&r);
+}
+
+/* Freed while a scan runs: the scan is cancelled and joined, nothing is culled. */
+static void
+test_free_while_scanning(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	struct engine_snap es;
+	unsigned delay;
+
+	(void)state;
+	make_tree(2000);
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.scanning, 1);
+	assert_int_equal(es.state, EFSM_SCANNING);
+	rig_stop(&r);
+	assert_int_equal(nculls, 0);
+}
+
 int
 main(void)
 {
@@ -402,6 +599,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_table_older_than_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outside_goal_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outside_goal_exhausted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_and_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_while_scanning, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

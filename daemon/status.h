@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * status.h: one snapshot of the daemon's state, filled in one place
+ * (daemon.c) and formatted here: for STATUS= today, for the control socket
+ * and the metrics file later.  Whoever shows the state reads this struct;
+ * nobody re-derives it.
+ */
+#ifndef CFD_STATUS_H
+#define CFD_STATUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "cull/target.h"
+#include "daemon/engine.h"
+
+struct status {
+	uint64_t uptime_ms;
+	const char *dir, *tag;		/* tag "" is the kernel's default */
+	int culling_enabled;		/* 0: nocull or -N */
+	int kernel_cull;		/* the kernel's flag at the last read */
+	unsigned limit_pct[LIM_COUNT];	/* as configured, in percent */
+	struct fsfree fs;		/* the cache filesystem now */
+	struct engine_snap eng;		/* valid when culling_enabled */
+};
+
+/* Percent of whole that part is (0 when whole is 0). */
+double status_pct(uint64_t part, uint64_t whole);
+/* The one-line summary systemd shows as StatusText=. */
+void status_format_line(const struct status *s, char *buf, size_t len);
+
+#endif

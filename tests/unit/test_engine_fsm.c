@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_engine_fsm.c: the engine's transition function driven through every
+ * state with synthetic events: no threads, no kernel, no clock.  Each test
+ * plays the engine's part by hand: it feeds an event with the facts of the
+ * moment and checks the state, the action and the wake-up asked for.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "daemon/engine_fsm.h"
+
+#include <string.h>
+
+#define T0 1000000u	/* an arbitrary monotonic start, in ms */
+
+struct rig {
+	struct efsm m;
+	struct efsm_in in;
+	struct efsm_out out;
+	int visited[EFSM_NSTATES];
+};
+
+static void
+rig_init(struct rig *r, uint64_t age_period_ms)
+{
+	memset(r, 0, sizeof(*r));
+	efsm_init(&r->m, age_period_ms);
+	r->in.now_ms = T0;
+}
+
+static void
+ev(struct rig *r, enum efsm_event e)
+{
+	efsm_event(&r->m, e, &r->in, &r->out);
+	r->visited[r->m.state] = 1;
+	/* One-shot data belongs to its event only. */
+	r->in.released = 0;
+	r->in.culled = 0;
+	r->in.dead = 0;
+}
+
+static void
+expect(const struct rig *r, enum efsm_state s, enum efsm_action a, enum efsm_next n)
+{
+	assert_string_equal(efsm_state_name(r->m.state), efsm_state_name(s));
+	assert_int_equal(r->out.act, a);
+	assert_int_equal(r->out.next, n);
+}
+
+/* The scan ends with a table of ncand candidates (full or not). */
+static void
+scan_done(struct rig *r, size_t ncand, int full, uint64_t scan_ms)
+{
+	r->in.ncand = ncand;
+	r->in.full = full;
+	r->in.scan_ms = scan_ms;
+	r->in.left = ncand;
+	ev(r, EFSM_EV_SCAN_DONE);
+}
+
+/* Start, warming scan, table of n, the kernel asking. */
+static void
+culling(struct rig *r, size_t n)
+{
+	r->in.want = 1;
+	ev(r, EFSM_EV_START);
+	expect(r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	r->in.now_ms += 500;
+	scan_done(r, n, 0, 500);
+	expect(r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+}
+
+static void
+test_start_scans_then_idle(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	ev(&r, EFSM_EV_START);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* A kernel state while the scan runs: no second scan. */
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	r.in.now_ms += 100;
+	scan_done(&r, 10, 0, 100);
+	/* Nobody asks: idle, and no timer without an age limit. */
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	ev(&r, EFSM_EV_START);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+}
+
+static void
+test_culls_until_the_goal_is_met_mid_batch(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 100);
+	/* A batch culled 40; more to do: again, but never two batches in one step. */
+	r.in.left = 60;
+	r.in.culled = 40;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_CULLING, EFSM_ACT_NONE, EFSM_NEXT_AGAIN);
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	/* The goal was met inside the next batch: idle, candidates left over. */
+	r.in.left = 45;
+	r.in.culled = 15;
+	r.in.want = 0;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	assert_int_equal(r.m.round_culled, 55);
+	/* The kernel asks again later: the table still serves. */
+	r.in.now_ms += 1000;
+	r.in.want = 1;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	assert_int_equal(r.m.cull_since, r.in.now_ms);
+}
+
+static void
+test_failed_scan_backs_off_without_retrying_at_once(void **state)
+{
+	struct rig r;
+	int i;
+
+	(void)state;
+	rig_init(&r, 0);
+	r.in.want = 1;
+	ev(&r, EFSM_EV_START);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	ev(&r, EFSM_EV_SCAN_FAILED);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 30000);
+	assert_true(r.out.exhausted);
+	assert_int_equal(r.m.scan_running, 0);
+	/* Every loop pass while the kernel wants culling: no new scan before the timer. */
+	for (i = 0; i < 5; i++) {
+		r.in.now_ms += 1000;
+		ev(&r, EFSM_EV_KERNEL);
+		expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+		assert_int_equal(r.out.delay_ms, 30000 - 1000 * (i + 1));
+	}
+	r.in.now_ms = T0 + 30000;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* It fails again: the wait doubles. */
+	ev(&r, EFSM_EV_SCAN_FAILED);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 60000);
+}
+
+static void
+test_all_busy_then_released(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 20);
+	/* Every candidate was busy: a fresh full table, nothing culled. */
+	r.in.now_ms += 10;
+	r.in.left = 0;
+	r.in.kept = 20;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 30000);
+	/* Objects released: retried after the short gap, not at once. */
+	r.in.released = 1;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, EFSM_RETRY_MIN_MS);
+	r.in.now_ms += EFSM_RETRY_MIN_MS;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_RETRYING_BUSY, EFSM_ACT_RETRY, EFSM_NEXT_AGAIN);
+	/* The retry pass: still busy, then over; back off with a longer retry gap. */
+	r.in.left = 12;
+	r.in.kept = 8;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_RETRYING_BUSY, EFSM_ACT_NONE, EFSM_NEXT_AGAIN);
+	r.in.now_ms += 5;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_RETRYING_BUSY, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	r.in.left = 0;
+	r.in.kept = 20;
+	r.in.now_ms += 5;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_true(r.m.retry_after > r.in.now_ms);
+	/* Released again, and this time the retry culls: normal culling resumes. */
+	r.in.released = 1;
+	r.in.now_ms = r.m.retry_after;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_RETRYING_BUSY, EFSM_ACT_RETRY, EFSM_NEXT_AGAIN);
+	r.in.left = 19;
+	r.in.kept = 0;
+	r.in.culled = 1;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_CULLING, EFSM_ACT_NONE, EFSM_NEXT_AGAIN);
+	assert_int_equal(r.m.backoff_ms, 0);
+}
+
+static void
+test_released_with_nothing_kept_rescans(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 20);
+	r.in.left = 0;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	r.in.released = 1;
+	r.in.now_ms += EFSM_RETRY_MIN_MS;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* The new table ends the back-off at once. */
+	r.in.now_ms += 100;
+	scan_done(&r, 5, 0, 100);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	assert_int_equal(r.m.backoff_until, 0);
+}
+
+static void
+test_rescan_rules(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	/* A full table that paid off: look again at once. */
+	rig_init(&r, 0);
+	culling(&r, 64);
+	r.m.table_full = 1;
+	r.in.left = 0;
+	r.in.culled = 3;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* A table that is not full and culled under half: back off. */
+	rig_init(&r, 0);
+	culling(&r, 64);
+	r.in.left = 0;
+	r.in.culled = 31;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	/* Half of it culled: the cache changes under us, look again. */
+	rig_init(&r, 0);
+	culling(&r, 64);
+	r.in.left = 0;
+	r.in.culled = 32;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* A table from before the request is not trusted. */
+	rig_init(&r, 0);
+	ev(&r, EFSM_EV_START);
+	r.in.now_ms += 10;
+	scan_done(&r, 0, 0, 10);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	r.in.now_ms += 10;
+	r.in.want = 1;
+	r.in.left = 0;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* A stale table (older than ten scans' time and a minute) is not either. */
+	r.in.now_ms += 10;
+	scan_done(&r, 0, 0, 10);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	r.in.now_ms += EFSM_STALE_MIN_MS + 1;
+	r.m.backoff_until = 0;		/* as if a goal came and went */
+	r.m.state = EFSM_IDLE;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+}
+
+static void
+test_reload_while_scanning(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	ev(&r, EFSM_EV_START);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* cull_age set by a reload: no second scan while one runs, no timer yet. */
+	r.in.age_period_ms = 60000;
+	ev(&r, EFSM_EV_RELOAD);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	assert_int_equal(r.m.age_period_ms, 60000);
+	assert_int_equal(r.m.scan_running, 1);
+	/* When it ends, the age limit's period starts. */
+	r.in.now_ms += 200;
+	scan_done(&r, 10, 0, 200);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 60000);
+}
+
+static void
+test_stop_while_scanning(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	r.in.want = 1;
+	ev(&r, EFSM_EV_START);
+	ev(&r, EFSM_EV_STOP);
+	expect(&r, EFSM_STOPPED, EFSM_ACT_CANCEL, EFSM_NEXT_IDLE);
+	assert_int_equal(r.m.scan_running, 0);
+	/* Stopped for good: nothing moves it. */
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_STOPPED, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	scan_done(&r, 10, 0, 1);
+	expect(&r, EFSM_STOPPED, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	/* Stopped while idle: nothing to cancel. */
+	rig_init(&r, 0);
+	ev(&r, EFSM_EV_STOP);
+	expect(&r, EFSM_STOPPED, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+}
+
+static void
+test_dead_cache_is_final(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 60000);
+	culling(&r, 10);
+	r.in.dead = 1;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_DEAD, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	r.in.now_ms += 10 * 60000;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_DEAD, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	ev(&r, EFSM_EV_GOAL);
+	expect(&r, EFSM_DEAD, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+}
+
+static void
+test_age_limit_culls_and_rescans_periodically(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 60000);
+	ev(&r, EFSM_EV_START);
+	r.in.now_ms += 100;
+	r.in.age_due = 1;
+	scan_done(&r, 50, 1, 100);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	/* The aged ones are gone, the full table is used up: more may wait. */
+	r.in.age_due = 0;
+	r.in.left = 0;
+	r.in.culled = 50;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* A table with nothing aged: the period's timer, and a scan when it runs out. */
+	r.in.now_ms += 100;
+	scan_done(&r, 50, 0, 100);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 60000);
+	r.in.now_ms += 60000;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* A failed age scan waits a whole period too. */
+	r.in.left = 50;
+	ev(&r, EFSM_EV_SCAN_FAILED);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 60000);
+}
+
+static void
+test_goal_asked_rescans_an_older_table(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 10);
+	r.in.left = 0;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	/* The kernel is content; a goal comes from outside later. */
+	r.in.want = 0;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	r.in.now_ms += 5;
+	r.in.want = 1;
+	ev(&r, EFSM_EV_GOAL);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+}
+
+static void
+test_every_state_is_reached(void **state)
+{
+	struct rig r;
+	int seen[EFSM_NSTATES] = { 0 };
+	int s;
+
+	(void)state;
+	/* The same paths as above, gathered: each state is entered by some event. */
+	rig_init(&r, 60000);
+	culling(&r, 4);
+	memcpy(seen, r.visited, sizeof(seen));
+	r.in.left = 0;
+	r.in.kept = 4;
+	ev(&r, EFSM_EV_BATCH);
+	r.in.released = 1;
+	r.in.now_ms += EFSM_RETRY_MIN_MS;
+	ev(&r, EFSM_EV_KERNEL);
+	r.in.dead = 1;
+	ev(&r, EFSM_EV_BATCH);
+	for (s = 0; s < EFSM_NSTATES; s++)
+		seen[s] |= r.visited[s];
+	rig_init(&r, 0);
+	ev(&r, EFSM_EV_STOP);
+	seen[r.m.state] = 1;
+	rig_init(&r, 0);
+	ev(&r, EFSM_EV_START);
+	scan_done(&r, 0, 0, 1);
+	seen[r.m.state] = 1;
+	for (s = 0; s < EFSM_NSTATES; s++) {
+		if (!seen[s])
+			fail_msg("state %s never reached", efsm_state_name((enum efsm_state)s));
+	}
+	assert_string_equal(efsm_event_name(EFSM_EV_SCAN_FAILED), "scan failed");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start_scans_then_idle),
+		cmocka_unit_test(test_culls_until_the_goal_is_met_mid_batch),
+		cmocka_unit_test(test_failed_scan_backs_off_without_retrying_at_once),
+		cmocka_unit_test(test_all_busy_then_released),
+		cmocka_unit_test(test_released_with_nothing_kept_rescans),
+		cmocka_unit_test(test_rescan_rules),
+		cmocka_unit_test(test_reload_while_scanning),
+		cmocka_unit_test(test_stop_while_scanning),
+		cmocka_unit_test(test_dead_cache_is_final),
+		cmocka_unit_test(test_age_limit_culls_and_rescans_periodically),
+		cmocka_unit_test(test_goal_asked_rescans_an_older_table),
+		cmocka_unit_test(test_every_state_is_reached),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
