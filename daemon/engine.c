@@ -411,7 +411,7 @@ serves(const struct engine *e, const struct fsfree *f, uint64_t atime_ns)
 		const struct outside_goal *g = &e->goals[i];
 
 		if (g->used && g->state == ENGINE_GOAL_PENDING &&
-		    goal_accepts(&g->a, atime_ns) && !goal_met(&g->a, f, atime_ns))
+		    goal_wants(&g->a, f, atime_ns))
 			return 1;
 	}
 	return e->cull_age != 0 && atime_ns < age_cutoff_ns(e) ? 2 : 0;

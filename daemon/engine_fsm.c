@@ -166,7 +166,7 @@ settle_idle(struct efsm *m, const struct efsm_in *in, enum efsm_event ev,
 	uint64_t now = in->now_ms;
 
 	m->backoff_ms = m->backoff_until = 0;
-	if (in->age_due && in->left > 0) {
+	if (in->age_due) {
 		m->state = EFSM_CULLING;
 		cull(ev, EFSM_ACT_CULL, out);
 		return;

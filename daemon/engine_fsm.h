@@ -27,7 +27,7 @@
  *   any            SCAN_FAILED, want, nothing left       -> BACKING_OFF (timer; no retry now)
  *   any            SCAN_FAILED, no want                  -> IDLE; next age scan a period on
  *   (after any event, the state is settled from the facts:)
- *   -              no want, age_due, left > 0            -> CULLING, CULL (aged objects only)
+ *   -              no want, age_due                      -> CULLING, CULL (aged objects only)
  *   -              no want                               -> IDLE; SCAN when the age period is
  *                                                           due or a full aged table ran out
  *   BACKING_OFF    want, released, retry gap passed,     -> RETRYING_BUSY, RETRY

@@ -65,11 +65,11 @@ goal_met(const struct goal_active *a, const struct fsfree *f, uint64_t next_atim
 }
 
 int
-goal_accepts(const struct goal_active *a, uint64_t atime_ns)
+goal_wants(const struct goal_active *a, const struct fsfree *f, uint64_t atime_ns)
 {
 	if (a->asked.kind == GOAL_OLDER_THAN)
 		return atime_ns < a->before_ns;
-	return 1;
+	return !target_met(&a->t, f);
 }
 
 const char *

@@ -50,8 +50,8 @@ int goal_resolve(const struct goal *g, const struct fsfree *f,
 		 struct goal_active *out);
 /* Met, given the free counts now and the atime of the oldest candidate left (0: none)? */
 int goal_met(const struct goal_active *a, const struct fsfree *f, uint64_t next_atime_ns);
-/* Would culling an object of this atime serve the goal? */
-int goal_accepts(const struct goal_active *a, uint64_t atime_ns);
+/* Would culling an object of this atime now serve the goal (unmet, and it qualifies)? */
+int goal_wants(const struct goal_active *a, const struct fsfree *f, uint64_t atime_ns);
 /* "to-run", "free 80%", "bytes 1073741824", "older-than 86400s" */
 const char *goal_describe(const struct goal *g, char *buf, unsigned len);
 

@@ -300,6 +300,31 @@ test_reload_while_scanning(void **state)
 	assert_int_equal(r.out.delay_ms, 60000);
 }
 
+/* A reload while idle with an age limit looks at the cache again at once. */
+static void
+test_reload_rearms_the_age_scan(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 3600000);
+	ev(&r, EFSM_EV_START);
+	r.in.now_ms += 100;
+	scan_done(&r, 10, 0, 100);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 3600000);
+	r.in.now_ms += 1000;
+	r.in.age_period_ms = 60000;
+	ev(&r, EFSM_EV_RELOAD);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* Without an age limit any more: idle, and no timer at all. */
+	r.in.now_ms += 100;
+	scan_done(&r, 10, 0, 100);
+	r.in.age_period_ms = 0;
+	ev(&r, EFSM_EV_RELOAD);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+}
+
 static void
 test_stop_while_scanning(void **state)
 {
@@ -442,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_released_with_nothing_kept_rescans),
 		cmocka_unit_test(test_rescan_rules),
 		cmocka_unit_test(test_reload_while_scanning),
+		cmocka_unit_test(test_reload_rearms_the_age_scan),
 		cmocka_unit_test(test_stop_while_scanning),
 		cmocka_unit_test(test_dead_cache_is_final),
 		cmocka_unit_test(test_age_limit_culls_and_rescans_periodically),

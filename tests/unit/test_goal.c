@@ -95,8 +95,9 @@ test_met_and_accepts(void **state)
 	assert_false(goal_met(&a, &f, 0));
 	f.bavail = 101;
 	assert_true(goal_met(&a, &f, 0));
-	/* A size goal takes any object, oldest first. */
-	assert_true(goal_accepts(&a, 999 * S));
+	/* A size goal takes any object, oldest first, until it is met. */
+	assert_true(goal_wants(&a, &fs, 999 * S));
+	assert_false(goal_wants(&a, &f, 1 * S));
 	/* Free files count too when the target names them. */
 	g.kind = GOAL_RUN_LIMITS;
 	assert_int_equal(goal_resolve(&g, &fs, &run, 1000 * S, 0, &a), 0);
@@ -112,8 +113,8 @@ test_met_and_accepts(void **state)
 	assert_false(goal_met(&a, &fs, 899 * S));
 	assert_true(goal_met(&a, &fs, 900 * S));
 	assert_true(goal_met(&a, &fs, 0));
-	assert_true(goal_accepts(&a, 899 * S));
-	assert_false(goal_accepts(&a, 900 * S));
+	assert_true(goal_wants(&a, &fs, 899 * S));
+	assert_false(goal_wants(&a, &fs, 900 * S));
 }
 
 static void
