@@ -283,6 +283,21 @@ victims_next(struct victims *vs, struct victim *v)
 	return 0;
 }
 
+int
+victims_in_place(struct victims *vs, const struct victim *v)
+{
+	struct stat held, now;
+	int fd = scan_open_dir(vs->r, vs->rootfd, v->dir), same;
+
+	same = fd >= 0 && fstat(fd, &now) == 0 && fstat(v->dirfd, &held) == 0 &&
+	    now.st_dev == held.st_dev && now.st_ino == held.st_ino;
+	if (fd >= 0)
+		close(fd);
+	if (!same)
+		vs->st.moved++;
+	return same;
+}
+
 uint64_t
 victims_peek_atime(const struct victims *vs)
 {

@@ -53,6 +53,15 @@ size_t victims_left(const struct victims *vs);
  */
 void victims_drop_dirs(struct victims *vs);
 size_t victims_kept(const struct victims *vs);
+/*
+ * Just before a cull: does the victim's directory still resolve from the
+ * cache root, component by component without following links, to the very
+ * directory v->dirfd holds?  1 yes; 0 no (it was moved or replaced since it
+ * was opened: counted as moved).  A rename after this check and before the
+ * kernel resolves the name is not seen: the window is one fchdir() and one
+ * write() long.
+ */
+int victims_in_place(struct victims *vs, const struct victim *v);
 const struct victims_stats *victims_stats(const struct victims *vs);
 
 #endif

@@ -357,6 +357,11 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 	int err;
 
 	names_escape(v->name, name, sizeof(name));
+	/* The kernel resolves the name in our cwd: it must still be inside DIR/cache. */
+	if (!victims_in_place(e->vs, v)) {
+		log_debug(1, "%s: its directory moved since it was opened; not culled", name);
+		return 0;
+	}
 	if (fchdir(v->dirfd) < 0) {
 		log_warn("%s: fchdir", name);
 		e->busy++;

@@ -498,6 +498,27 @@ bury(int cwdfd, const char *name, const struct stat *st, const char *abspath)
 	return 0;
 }
 
+/*
+ * A deterministic race for tests: after the Nth cull from now, rename one
+ * path before the reply, so that the daemon's next cull meets a directory
+ * moved while it was culling (as the kernel moves a volume it retires).
+ */
+static struct {
+	unsigned long left;		/* culls until the rename; 0 = disarmed */
+	char from[PATH_MAX], to[PATH_MAX];
+} hook;
+
+static void
+run_hook(void)
+{
+	if (hook.left == 0 || --hook.left > 0)
+		return;
+	if (rename(hook.from, hook.to) == 0)
+		sim_log("hook: renamed %s to %s", hook.from, hook.to);
+	else
+		sim_log("hook: rename %s to %s failed: %s", hook.from, hook.to, errname(errno));
+}
+
 static int
 cmd_cull_inuse(const char *args, pid_t pid, int cull)
 {
@@ -569,6 +590,7 @@ cmd_cull_inuse(const char *args, pid_t pid, int cull)
 	sim_log("cull %s (%s) -> %s", abspath, S_ISDIR(st.st_mode) ? "dir" : "file",
 		errname(err));
 	close(cwdfd);
+	run_hook();
 	return err;
 }
 
@@ -817,6 +839,25 @@ ctl_state(char *rep, size_t sz)
 		     (unsigned long long)d.debug, d.tag ? d.tag : "", d.root);
 }
 
+/* "rename-after N FROM TO": arm the hook (paths relative to DIR/cache). */
+static int
+ctl_rename_after(const char *arg, char *rep, size_t sz)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	unsigned long n;
+	int used = 0;
+
+	if (sscanf(arg, "%lu %4095s %4095s%n", &n, from, to, &used) != 3 || n == 0 ||
+	    arg[used] != '\0')
+		return reply(rep, sz, -1, "error usage: rename-after N FROM TO");
+	if (ctl_path(from, hook.from, sizeof(hook.from)) < 0 ||
+	    ctl_path(to, hook.to, sizeof(hook.to)) < 0)
+		return reply(rep, sz, -1, "error path too long or no cache bound");
+	hook.left = n;
+	sim_log("ctl: rename-after %lu %s %s", n, hook.from, hook.to);
+	return reply(rep, sz, 0, "ok");
+}
+
 int
 dev_control(const char *req, char *rep, size_t sz)
 {
@@ -850,5 +891,7 @@ dev_control(const char *req, char *rep, size_t sz)
 		sim_log("MARK %s", arg);
 		return reply(rep, sz, 0, "ok");
 	}
+	if (strcmp(verb, "rename-after") == 0)
+		return ctl_rename_after(arg, rep, sz);
 	return reply(rep, sz, -1, "error unknown request %s", verb);
 }
