@@ -4,7 +4,11 @@
  *
  * The file is opened beneath a descriptor of its directory, so that removing
  * it at exit neither depends on the working directory (the daemon lives in
- * DIR/cache by then) nor follows a symlink planted at its name.
+ * DIR/cache by then) nor follows a symlink planted at its name.  An existing
+ * file is used only when it is a regular file with one link, owned by us:
+ * in a directory others can write, a hard link planted at the name would
+ * otherwise have its target truncated and overwritten (protected_hardlinks
+ * stops that only where it is on).
  */
 #include "daemon/pidfile.h"
 #include "lib/log.h"
@@ -69,6 +73,33 @@ still_ours(const struct pidfile *pf)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* May we write this file?  0, or -1 after saying why. */
+static int
+fit_for_us(const struct pidfile *pf)
+{
+	struct stat sb;
+
+	if (fstat(pf->fd, &sb) == -1) {
+		log_warn("%s: stat pidfile", pf->path);
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		log_warnx("%s: refusing a pidfile that is not a regular file", pf->path);
+		return -1;
+	}
+	if (sb.st_nlink != 1) {
+		log_warnx("%s: refusing a pidfile with %lu hard links (another file's name?)",
+			  pf->path, (unsigned long)sb.st_nlink);
+		return -1;
+	}
+	if (sb.st_uid != geteuid()) {
+		log_warnx("%s: refusing a pidfile owned by uid %lu, not by us (uid %lu)",
+			  pf->path, (unsigned long)sb.st_uid, (unsigned long)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
 static pid_t
 read_holder(int fd)
 {
@@ -118,10 +149,15 @@ pidfile_open(const char *path, pid_t *holder)
 		return NULL;
 	}
 	for (tries = 0; tries < OPEN_TRIES; tries++) {
-		pf->fd = openat(pf->dirfd, pf->base,
-				O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		pf->fd = openat(pf->dirfd, pf->base, O_RDWR | O_CREAT | O_CLOEXEC |
+				O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0644);
 		if (pf->fd == -1) {
 			log_warn("%s: open pidfile", path);
+			break;
+		}
+		if (fit_for_us(pf) == -1) {
+			close(pf->fd);
+			pf->fd = -1;
 			break;
 		}
 		if (flock(pf->fd, LOCK_EX | LOCK_NB) == -1) {

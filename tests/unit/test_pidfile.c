@@ -3,7 +3,7 @@
  * test_pidfile.c: the locked pidfile: creation and content, a second
  * instance refused with the holder's pid, the lock surviving fork, removal
  * only of our own file and through the directory it was created in, and a
- * symlink planted at its name.
+ * symlink, a hard link, a fifo or another owner's file planted at its name.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -200,6 +200,49 @@ test_planted_symlink(void **state)
 	assert_int_equal(sb.st_size, 0);
 }
 
+/* A hard link planted at the name: its target is neither truncated nor written. */
+static void
+test_planted_hard_link(void **state)
+{
+	char target[320];
+	pid_t holder;
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	fd = open(target, O_WRONLY | O_CREAT, 0600);
+	assert_int_equal(write(fd, "keep me\n", 8), 8);
+	close(fd);
+	assert_int_equal(link(target, path), 0);
+	assert_null(pidfile_open(path, &holder));
+	assert_int_equal(stat(target, &sb), 0);
+	assert_int_equal(sb.st_size, 8);
+	assert_int_equal(sb.st_nlink, 2);
+}
+
+/* A file of another owner, or one that is not a regular file, is refused too. */
+static void
+test_foreign_or_special_file(void **state)
+{
+	pid_t holder;
+	struct pidfile *pf;
+
+	(void)state;
+	assert_int_equal(close(open(path, O_WRONLY | O_CREAT, 0644)), 0);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_null(pidfile_open(path, &holder));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_null(pidfile_open(path, &holder));
+	assert_int_equal(unlink(path), 0);
+	/* Our own leftover file from a crash is fine. */
+	assert_int_equal(close(open(path, O_WRONLY | O_CREAT, 0644)), 0);
+	pf = pidfile_open(path, &holder);
+	assert_non_null(pf);
+	pidfile_remove(pf);
+}
+
 static void
 test_missing_directory(void **state)
 {
@@ -224,6 +267,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_remove_only_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_planted_hard_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_or_special_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_directory, setup, teardown),
 	};
 
