@@ -43,6 +43,7 @@
 
 #define BUSY_WAIT_MS 10000	/* how long a previous instance may take to withdraw */
 #define STATUS_MIN_MS 1000	/* STATUS= at most this often while the phase holds */
+#define MALFORMED_MAX 10	/* malformed state lines in a row before giving up */
 
 struct daemon {
 	const struct options *opt;
@@ -58,6 +59,7 @@ struct daemon {
 
 	struct kstate st;		/* latest state; released counters accumulate */
 	int have_st;
+	int malformed;			/* malformed state lines in a row */
 	int gy_dirty;			/* something arrived during a pass */
 	int engfd;			/* descriptor ev_engfd watches, or -1 */
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
@@ -100,7 +102,13 @@ sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-/* Read the state line; returns 0 when d->st is fresh, -1 (handled) otherwise. */
+/*
+ * Read the state line: 0 when d->st is fresh, 1 when the line was malformed
+ * and the last good state stands, -1 when the daemon is stopping.  The real
+ * device never returns a short line (it fails the read instead), so a run
+ * of malformed lines means a broken channel: exit and let the service
+ * manager restart us, rather than sit inert.
+ */
 static int
 read_state(struct daemon *d)
 {
@@ -112,12 +120,18 @@ read_state(struct daemon *d)
 		st.breleased = sat_add(st.breleased, d->have_st ? d->st.breleased : 0);
 		d->st = st;
 		d->have_st = 1;
+		d->malformed = 0;
 		return 0;
+	}
+	if (r == -EBADMSG && ++d->malformed < MALFORMED_MAX)
+		return 1;	/* logged; the engine still steps, so the scan's wake-up is taken */
+	if (r == -EBADMSG) {
+		log_warnx("kernel device: %d malformed state lines in a row; exiting", MALFORMED_MAX);
+		stop(d, 1);
+		return -1;
 	}
 	if (r == -EIO)
 		cache_dead(d);
-	else if (r == -EBADMSG)
-		return -1;	/* logged; the next change brings a new line */
 	else if (r == -ENODATA)
 		log_warnx("kernel device: the cache is no longer bound");
 	else
@@ -195,7 +209,7 @@ on_wake(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (read_state(d) == 0)
+	if (read_state(d) >= 0)
 		step_engine(d);
 }
 
@@ -622,7 +636,7 @@ start(struct daemon *d)
 		log_warnx("the cull engine could not start");
 		return -1;
 	}
-	if (read_state(d) == 0)
+	if (read_state(d) >= 0)
 		step_engine(d);
 	return 0;
 }

@@ -661,6 +661,8 @@ out:
 	return err;
 }
 
+static unsigned long malformed_left;	/* reads still to answer with a malformed line */
+
 int
 dev_read(size_t size, char *out, size_t outsz, size_t *outlen)
 {
@@ -690,6 +692,11 @@ dev_read(size_t size, char *out, size_t outsz, size_t *outlen)
 	if (!simopt.old_kernel)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " freleased=%x breleased=%llx",
 			      (unsigned)fr, br);
+	if (malformed_left > 0) {
+		/* A fault for tests: a line no parser may accept (the counters are lost). */
+		malformed_left--;
+		n = snprintf(line, sizeof(line), "cull=2 frun=zz fcull");
+	}
 	if ((size_t)n > size || (size_t)n > outsz) {
 		sim_log("read %zu -> EMSGSIZE (line is %d bytes; counters lost)", size, n);
 		return EMSGSIZE;
@@ -893,5 +900,12 @@ dev_control(const char *req, char *rep, size_t sz)
 	}
 	if (strcmp(verb, "rename-after") == 0)
 		return ctl_rename_after(arg, rep, sz);
+	if (strcmp(verb, "malformed") == 0) {
+		if (sscanf(arg, "%lu", &malformed_left) != 1)
+			return reply(rep, sz, -1, "error usage: malformed N");
+		sim_log("ctl: the next %lu reads return a malformed line", malformed_left);
+		state_changed();	/* and wake the reader to read one */
+		return reply(rep, sz, 0, "ok");
+	}
 	return reply(rep, sz, -1, "error unknown request %s", verb);
 }
