@@ -334,7 +334,7 @@ account(struct worker *k, const struct stat *sb, uint64_t *dobj, uint64_t *dbyte
 {
 	struct scan_stats *st = &k->st;
 	int64_t s = sb->st_atim.tv_sec;
-	uint64_t at = s < 0 ? 0 : (uint64_t)s * 1000000000u + (uint64_t)sb->st_atim.tv_nsec;
+	uint64_t at = timespec_ns(&sb->st_atim);
 	uint64_t bytes = (uint64_t)sb->st_blocks * 512;
 	uint64_t day = (uint64_t)s >= k->w->now_s || s < 0 ? 0 :
 	    (k->w->now_s - (uint64_t)s) / 86400;

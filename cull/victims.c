@@ -242,8 +242,7 @@ verify(struct victims *vs, size_t pos, struct victim *v)
 			vs->st.errors++;
 		return 0;
 	}
-	at = sb.st_atim.tv_sec < 0 ? 0 : (uint64_t)sb.st_atim.tv_sec * 1000000000u +
-	    (uint64_t)sb.st_atim.tv_nsec;
+	at = timespec_ns(&sb.st_atim);
 	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_ino != cand_ino(c) ||
 	    at != cand_atime(c)) {
 		vs->st.moved++;

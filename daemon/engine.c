@@ -146,7 +146,7 @@ wall_ns(void)
 
 	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
 		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return timespec_ns(&ts);
 }
 
 static uint64_t

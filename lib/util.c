@@ -114,3 +114,16 @@ now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
+
+uint64_t
+timespec_ns(const struct timespec *ts)
+{
+	uint64_t s;
+
+	if (ts->tv_sec < 0)
+		return 0;
+	s = (uint64_t)ts->tv_sec;
+	if (s > (UINT64_MAX - (uint64_t)ts->tv_nsec) / 1000000000u)
+		return UINT64_MAX;
+	return s * 1000000000u + (uint64_t)ts->tv_nsec;
+}

@@ -32,4 +32,12 @@ int parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out
 /* Monotonic clock in milliseconds. */
 uint64_t now_ms(void);
 
+struct timespec;
+/*
+ * A timestamp in nanoseconds since the epoch, saturated: before the epoch
+ * is 0 and after 2554 (where 64 bits of nanoseconds end; tmpfs and btrfs
+ * store such atimes) is UINT64_MAX, so it still sorts as the newest.
+ */
+uint64_t timespec_ns(const struct timespec *ts);
+
 #endif
