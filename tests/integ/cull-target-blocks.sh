@@ -28,8 +28,7 @@ check "culling finishes" cull_wait_idle 30
 after=$(cull_bavail)
 culled=$(sim_state cull_files)
 check "free blocks reached brun ($after >= $brun)" test "$after" -ge "$brun"
-check "culling stopped at the target ($culled culled, $need needed)" \
-	test "$culled" -ge "$need" -a "$culled" -le $((need + 1))
+check_eq "culling stopped exactly at the target ($need needed)" "$need" "$culled"
 first=$(cull_survivors v1 300 | head -1)
 left=$(cull_survivors v1 300 | wc -l)
 check_eq "the oldest objects went, in order" "$culled" "$first"

@@ -25,7 +25,7 @@ need=$(((brun - $(cull_bavail) + 7) / 8))
 sim_ctl check >/dev/null
 check "culling finishes" cull_wait_idle 30
 culled=$(sim_state cull_files)
-check "$need objects were culled ($culled)" test "$culled" -ge "$need" -a "$culled" -le $((need + 1))
+check_eq "exactly the $need objects needed were culled" "$need" "$culled"
 survivors=$(cull_survivors v1 200 | head -6 | tr '\n' ' ')
 check_eq "the used objects survived, the next oldest went" \
 	"0 1 2 3 4 $((5 + culled)) " "$survivors"
