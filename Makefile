@@ -44,14 +44,15 @@ LIBS        = $(PKG_LIBS) -pthread
 # only those listed after it, and includes name their folder ("cull/scan.h").
 #   daemon/  the program's top: options, event loop, signals, reload,
 #            STATUS=, privileges, pidfile, and the cull engine
-#   kernel/  the channel to the CacheFiles module
+#   kernel/  the channel to the CacheFiles module, and its /dev/cachefiles
+#            transport (the simulator's lives in tests/sim/)
 #   cull/    the scanner library: no kernel, no daemon (the tool links it)
 #   config/  the configuration parser and its directive table
 #   lib/     leaf helpers: logging, small utilities
 DAEMON_SRCS := daemon/checkenv.c daemon/daemon.c daemon/engine.c daemon/engine_fsm.c \
                daemon/goal.c daemon/notify.c daemon/status.c \
                daemon/options.c daemon/pidfile.c daemon/priv.c
-KERNEL_SRCS := kernel/channel.c
+KERNEL_SRCS := kernel/channel.c kernel/device.c
 CULL_SRCS   := cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c
@@ -70,8 +71,15 @@ LIBCFD     := $(LIB_DAEMON) $(LIB_KERNEL) $(LIB_CULL) $(LIB_CONFIG) $(LIB_LIB)
 
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
-SIM_SRCS   := $(wildcard tests/sim/*.c)
+# The kernel transport is chosen when a daemon is linked (docs/kernel-seam.md):
+# cachefilesd links daemon/link-device.o, the test daemon tests/sim/link-sim.o
+# and the simulator's transport; both share cachefilesd.o and the archives.
+LINK_DEVICE := $(BUILD)/daemon/link-device.o
+LINK_SIM    := $(BUILD)/tests/sim/link-sim.o
+SIMT_OBJ    := $(BUILD)/tests/sim/simtransport.o
+SIM_SRCS   := $(filter-out tests/sim/link-sim.c,$(wildcard tests/sim/*.c))
 SIM_BIN    := $(BUILD)/tests/cfsim
+SIM_DAEMON := $(BUILD)/tests/cachefilesd-sim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
@@ -91,16 +99,23 @@ $(LIBCFD):
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/cachefilesd: $(BUILD)/cachefilesd.o $(LIBCFD)
+$(BUILD)/cachefilesd: $(BUILD)/cachefilesd.o $(LINK_DEVICE) $(LIBCFD)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The same daemon objects, talking to the kernel simulator: for tests only.
+$(SIM_DAEMON): $(BUILD)/cachefilesd.o $(LINK_SIM) $(SIMT_OBJ) $(LIBCFD)
+	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 cachefilesd: $(BUILD)/cachefilesd
 	cp $< $@
 
 # Unit tests may wrap library calls: tests/unit/test_X.wrap lists symbols.
+# Objects a unit test depends on (below) are linked too.
+$(BUILD)/tests/test_kernel: $(SIMT_OBJ)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBCFD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBCFD) \
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(filter %.o,$^) $(LIBCFD) \
 	    $(if $(wildcard tests/unit/$*.wrap),$(foreach s,$(shell cat tests/unit/$*.wrap),-Wl,--wrap=$(s))) \
 	    -lcmocka $(LIBS)
 
@@ -113,14 +128,17 @@ $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBCFD) $(LIBS)
 
 # Everything a test run needs; check installs missing packages first.
-check: deps-check $(BUILD)/cachefilesd $(UNIT_BINS) $(SIM_BIN)
-	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd CFSIM=$(CURDIR)/$(SIM_BIN) \
+# CACHEFILESD is the shipped daemon (vm layer, -t, install, the hook check);
+# CACHEFILESD_SIM the test daemon that the integ layer drives.
+check: deps-check $(BUILD)/cachefilesd $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
+	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
+	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
 	    sh tests/run.sh
 
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) LAYERS=unit sh tests/run.sh
 
-bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(SIM_BIN)
+bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh
 
 demo: deps-check $(BUILD)/cachefilesd $(SIM_BIN)
@@ -165,4 +183,5 @@ install: all
 clean:
 	rm -rf build build-san cachefilesd
 
--include $(MOD_OBJS:.o=.d) $(BUILD)/cachefilesd.d
+-include $(MOD_OBJS:.o=.d) $(BUILD)/cachefilesd.d $(LINK_DEVICE:.o=.d) $(LINK_SIM:.o=.d) \
+    $(SIMT_OBJ:.o=.d)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench/lru.sh: LRU accuracy of the real daemon against the kernel simulator.
+# bench/lru.sh: LRU accuracy of the daemon (its test build, cachefilesd-sim)
+# against the kernel simulator.
 #
 # A tmpfs gets a cachefiles-shaped tree (bench/cachegen, real 4 KiB blocks,
 # creation order unrelated to age) with a manifest of every object's atime.
@@ -19,8 +20,8 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 TOP=$PWD
 CFSIM=${CFSIM:-$PWD/$BUILD/tests/cfsim}
-CACHEFILESD=${CACHEFILESD:-$PWD/$BUILD/cachefilesd}
-export TOP CFSIM CACHEFILESD
+CACHEFILESD_SIM=${CACHEFILESD_SIM:-$PWD/$BUILD/tests/cachefilesd-sim}
+export TOP CFSIM CACHEFILESD_SIM
 . tests/lib.sh
 . tests/integ/lib-sim.sh
 N=${BENCH_LRU_OBJECTS:-20000}

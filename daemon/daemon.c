@@ -276,7 +276,7 @@ step_engine(struct daemon *d)
 		cache_dead(d);
 		return;
 	}
-	if (seen.cull || next != ENGINE_IDLE || kernel_changed(d->k)) {
+	if (seen.cull || next != ENGINE_IDLE) {
 		if (read_state(d) == -1)
 			return;
 		if (next == ENGINE_IDLE && (d->st.cull != seen.cull ||
@@ -563,7 +563,7 @@ open_dirs(struct daemon *d)
 static int
 bind_cache(struct daemon *d)
 {
-	if ((d->k = kernel_open(BUSY_WAIT_MS)) == NULL)
+	if ((d->k = kernel_open(daemon_transport, NULL, BUSY_WAIT_MS)) == NULL)
 		return -1;
 	if (kernel_configure(d->k, d->cfg) < 0 || kernel_bind(d->k) < 0)
 		return -1;

@@ -1,28 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * kernel.c: the channel to the CacheFiles kernel module.
+ * channel.c: the channel to the CacheFiles kernel module.
  *
- * Every byte that goes to /dev/cachefiles passes through kernel_cmd(), and
- * every state line comes back through kernel_read_state().  For tests the
- * same operations can run over a SOCK_SEQPACKET socket served by the kernel
- * simulator (docs/simulator-protocol.md): one request message per write() or
- * read() and one reply, with "N" messages announcing state changes.
+ * Every command goes through kernel_cmd(), and every state line comes back
+ * through kernel_read_state(); the protocol lives here, the bytes travel
+ * through a transport (kernel/transport.h) the caller names: the device in
+ * the shipped daemon, the kernel simulator's socket in test programs
+ * (docs/kernel-seam.md).  This file knows nothing of either.
  */
 #include "kernel/channel.h"
+#include "kernel/transport.h"
 #include "config/config.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +27,13 @@
 #include <unistd.h>
 
 #define CMD_MAX 4096		/* the kernel takes at most PAGE_SIZE-1 bytes */
-#define REPLY_MAX (KSTATE_BUF + 16)
 #define BUSY_DELAY_MIN_MS 50
 #define BUSY_DELAY_MAX_MS 1000
 #define HEX_DIGITS_MAX 16
 
 struct kchan {
-	int fd;
-	int sock;		/* fd is the simulator's socket */
-	int changed;		/* an "N" arrived while waiting for a reply */
+	const struct ktransport *t;
+	void *conn;		/* the transport's connection */
 	int dead;		/* a probe after EIO confirmed the cache is dead */
 };
 
@@ -54,138 +48,40 @@ sleep_ms(unsigned ms)
 		;
 }
 
-/* Run "modprobe cachefiles" once and wait for it; its result only matters through the retry. */
 static void
-run_modprobe(void)
+open_failed(const struct ktransport *t, const char *path, int err)
 {
-	static char *const argv[] = { "modprobe", "-q", "cachefiles", NULL };
-	int status;
-	pid_t pid;
+	const char *why = t->explain_open != NULL ? t->explain_open(err) : NULL;
 
-	log_info("%s is missing: running modprobe cachefiles", KERNEL_DEVICE);
-	pid = fork();
-	if (pid == -1) {
-		log_warn("modprobe: fork");
-		return;
-	}
-	if (pid == 0) {
-		sigset_t none;
-
-		/* The daemon holds some signals until its loop runs; modprobe must not. */
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execv("/sbin/modprobe", argv);
-		execvp("modprobe", argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) == -1)
-		if (errno != EINTR) {
-			log_warn("modprobe: waitpid");
-			return;
-		}
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		log_warnx("modprobe cachefiles exited with status %d", WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		log_warnx("modprobe cachefiles killed by signal %d", WTERMSIG(status));
-}
-
-/* Parse an "E<errno>" message; returns the errno, or -1 if malformed. */
-static int
-parse_errno_msg(const char *msg, size_t len)
-{
-	char num[16];
-	uint64_t v;
-
-	if (len < 2 || len - 1 >= sizeof(num) || msg[0] != 'E')
-		return -1;
-	memcpy(num, msg + 1, len - 1);
-	num[len - 1] = '\0';
-	if (parse_u64(num, 10, 0, 4095, &v) == -1)
-		return -1;
-	return (int)v;
-}
-
-/* Connect to the simulator; returns the socket, or -1 with errno set (the sim's open() errno). */
-static int
-sock_open(const char *path)
-{
-	struct sockaddr_un sun;
-	char msg[32];
-	ssize_t n;
-	int fd, err;
-
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy_checked(sun.sun_path, path, sizeof(sun.sun_path)) == -1) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		goto fail;
-	n = recv(fd, msg, sizeof(msg), 0);
-	if (n <= 0) {
-		if (n == 0)
-			errno = ECONNRESET;
-		goto fail;
-	}
-	err = parse_errno_msg(msg, (size_t)n);
-	if (err < 0) {
-		errno = EPROTO;
-		goto fail;
-	}
-	if (err > 0) {
-		errno = err;
-		goto fail;
-	}
-	return fd;
-fail:
-	err = errno;
-	close(fd);
-	errno = err;
-	return -1;
-}
-
-static int
-is_socket(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISSOCK(sb.st_mode);
-}
-
-static void
-open_failed(const char *path, int err)
-{
-	log_warnx("%s: open: %s (%s)", path, strerror(err), kernel_explain("open", err));
+	log_warnx("%s: open: %s (%s)", path, strerror(err),
+		  why != NULL ? why : kernel_explain("open", err));
 }
 
 struct kchan *
-kernel_open(unsigned busy_wait_ms)
+kernel_open(const struct ktransport *t, const char *path, unsigned busy_wait_ms)
 {
-	const char *env = getenv(KERNEL_DEVICE_ENV);
-	const char *path = env != NULL && env[0] != '\0' ? env : KERNEL_DEVICE;
-	int sock = is_socket(path);
 	unsigned delay = BUSY_DELAY_MIN_MS;
 	uint64_t deadline = now_ms() + busy_wait_ms;
-	int tried_modprobe = 0, said_busy = 0;
+	int tried_load = 0, said_busy = 0;
 	struct kchan *k;
-	int fd;
+	void *conn;
 
+	if (path == NULL && (path = t->default_path()) == NULL) {
+		log_warnx("kernel %s: no path to open", t->name);
+		return NULL;
+	}
 	for (;;) {
-		fd = sock ? sock_open(path) : open(path, O_RDWR | O_CLOEXEC);
-		if (fd >= 0)
+		conn = t->open(path);
+		if (conn != NULL)
 			break;
-		if (errno == ENOENT && !sock && !tried_modprobe &&
-		    strcmp(path, KERNEL_DEVICE) == 0) {
-			tried_modprobe = 1;
-			run_modprobe();
-			continue;
+		if (errno == ENOENT && t->load != NULL && !tried_load) {
+			tried_load = 1;
+			if (t->load(path))
+				continue;
+			errno = ENOENT;
 		}
 		if (errno != EBUSY || now_ms() >= deadline) {
-			open_failed(path, errno);
+			open_failed(t, path, errno);
 			return NULL;
 		}
 		if (!said_busy) {
@@ -197,32 +93,28 @@ kernel_open(unsigned busy_wait_ms)
 		delay = delay * 2 > BUSY_DELAY_MAX_MS ? BUSY_DELAY_MAX_MS : delay * 2;
 	}
 	k = xcalloc(1, sizeof(*k));
-	k->fd = fd;
-	k->sock = sock;
-	log_debug(1, "opened %s%s", path, sock ? " (simulator socket)" : "");
+	k->t = t;
+	k->conn = conn;
+	log_debug(1, "opened %s (%s)", path, t->name);
 	return k;
 }
 
 void
 kernel_close(struct kchan *k)
 {
+	int r;
+
 	if (k == NULL)
 		return;
-	if (close(k->fd) == -1)
-		log_warn("kernel device: close");
+	if ((r = k->t->close(k->conn)) < 0)
+		log_warnx("kernel %s: close: %s", k->t->name, strerror(-r));
 	free(k);
 }
 
 int
 kernel_fd(const struct kchan *k)
 {
-	return k->fd;
-}
-
-int
-kernel_changed(const struct kchan *k)
-{
-	return k->changed;
+	return k->t->fd(k->conn);
 }
 
 int
@@ -231,111 +123,7 @@ kernel_dead(const struct kchan *k)
 	return k->dead;
 }
 
-/* ---- the simulator's request/reply exchange ---- */
-
-/* Receive the reply to a request, skipping (and remembering) "N" messages. */
-static ssize_t
-sock_reply(struct kchan *k, char *buf, size_t size)
-{
-	ssize_t n;
-
-	for (;;) {
-		n = recv(k->fd, buf, size, MSG_TRUNC);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -ECONNRESET;
-		if ((size_t)n > size)
-			return -EPROTO;
-		if (n == 1 && buf[0] == 'N') {
-			k->changed = 1;
-			continue;
-		}
-		return n;
-	}
-}
-
-static int
-sock_send(struct kchan *k, char op, const char *data, size_t len)
-{
-	char msg[CMD_MAX + 1];
-	ssize_t n;
-
-	if (len + 1 > sizeof(msg))
-		return -E2BIG;
-	msg[0] = op;
-	memcpy(msg + 1, data, len);
-	do
-		n = send(k->fd, msg, len + 1, MSG_NOSIGNAL);
-	while (n == -1 && errno == EINTR);
-	if (n == -1)
-		return -errno;
-	return 0;
-}
-
-static int
-sock_write(struct kchan *k, const char *cmd, size_t len)
-{
-	char reply[32];
-	ssize_t n;
-	int r, err;
-
-	if ((r = sock_send(k, 'W', cmd, len)) < 0)
-		return r;
-	if ((n = sock_reply(k, reply, sizeof(reply))) < 0)
-		return (int)n;
-	if ((err = parse_errno_msg(reply, (size_t)n)) < 0)
-		return -EPROTO;
-	return -err;
-}
-
-/* Returns the length of the data read into buf, or -errno. */
-static ssize_t
-sock_read(struct kchan *k, char *buf, size_t size)
-{
-	char reply[REPLY_MAX];
-	char req[16];
-	ssize_t n;
-	int r, err;
-
-	r = snprintf(req, sizeof(req), "%zu", size);
-	if ((r = sock_send(k, 'R', req, (size_t)r)) < 0)
-		return r;
-	if ((n = sock_reply(k, reply, sizeof(reply))) < 0)
-		return n;
-	if (reply[0] == 'E') {
-		if ((err = parse_errno_msg(reply, (size_t)n)) <= 0)
-			return -EPROTO;
-		return -err;
-	}
-	if (reply[0] != 'D' || (size_t)n - 1 > size)
-		return -EPROTO;
-	memcpy(buf, reply + 1, (size_t)n - 1);
-	k->changed = 0;		/* a read clears the kernel's state-changed flag */
-	return n - 1;
-}
-
 /* ---- commands ---- */
-
-static int
-send_cmd(struct kchan *k, const char *cmd, size_t len)
-{
-	ssize_t n;
-
-	if (k->sock)
-		return sock_write(k, cmd, len);
-	do
-		n = write(k->fd, cmd, len);
-	while (n == -1 && errno == EINTR);
-	if (n == -1)
-		return -errno;
-	if ((size_t)n != len)
-		return -EIO;
-	return 0;
-}
 
 int
 kernel_cmd(struct kchan *k, const char *fmt, ...)
@@ -353,7 +141,7 @@ kernel_cmd(struct kchan *k, const char *fmt, ...)
 	else if (len == 0 || memchr(cmd, '\n', (size_t)len) != NULL)
 		r = -EINVAL;
 	else
-		r = send_cmd(k, cmd, (size_t)len);
+		r = k->t->write(k->conn, cmd, (size_t)len);
 	log_debug(3, "kernel: \"%.*s\" -> %s", len > 200 ? 200 : len, cmd,
 		  r == 0 ? "ok" : strerror(-r));
 	return r;
@@ -513,15 +301,7 @@ kernel_read_state(struct kchan *k, struct kstate *st)
 	char buf[KSTATE_BUF];
 	ssize_t n;
 
-	if (k->sock) {
-		n = sock_read(k, buf, sizeof(buf));
-	} else {
-		do
-			n = read(k->fd, buf, sizeof(buf));
-		while (n == -1 && errno == EINTR);
-		if (n == -1)
-			n = -errno;
-	}
+	n = k->t->read(k->conn, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	if (n == 0)
@@ -660,7 +440,6 @@ static const struct explanation explanations[] = {
 	{ "open", EPERM, "opening the device needs CAP_SYS_ADMIN in the initial user namespace" },
 	{ "open", EACCES, "opening the device needs root (CAP_SYS_ADMIN) and read-write access to it" },
 	{ "open", EBUSY, "another cachefilesd has the device open, or a previous one is still withdrawing its cache" },
-	{ "open", ECONNREFUSED, "nothing listens on the simulator socket" },
 	{ "dir", EINVAL, "the directory name is empty" },
 	{ "dir", EEXIST, "a cache directory was already given" },
 	{ "tag", EINVAL, "the tag is empty" },

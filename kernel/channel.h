@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kernel.h: the channel to the CacheFiles kernel module.
+ * channel.h: the channel to the CacheFiles kernel module.
  *
- * This is the only module that touches /dev/cachefiles.  It opens the device
- * (or, for tests, a kernel simulator's SOCK_SEQPACKET socket named by the
- * environment variable CACHEFILESD_DEVICE: see docs/simulator-protocol.md),
- * sends the configuration in an order the kernel accepts, binds, reads and
- * parses the state line, and sends "cull" and "inuse".
+ * The only module that speaks the kernel's daemon protocol: it sends the
+ * configuration in an order the kernel accepts, binds, reads and parses the
+ * state line, and sends "cull" and "inuse".  The bytes travel through a
+ * transport (kernel/transport.h) that kernel_open() is given: the shipped
+ * daemon links only the /dev/cachefiles transport; test programs link the
+ * kernel simulator's (docs/kernel-seam.md, docs/simulator-protocol.md).
+ * Nothing here reads the environment.
  *
  * Commands return 0 or a negative errno; the functions that configure and
  * bind also log one message naming the command, the errno and its likely
@@ -19,9 +21,9 @@
 #include <stdint.h>
 
 struct config;
+struct ktransport;
 
 #define KERNEL_DEVICE "/dev/cachefiles"
-#define KERNEL_DEVICE_ENV "CACHEFILESD_DEVICE"
 #define KSTATE_BUF 512		/* read buffer; the kernel's line is < 256 bytes */
 
 /* The state line, parsed.  Limits are absolute counts (files, fs blocks). */
@@ -36,14 +38,19 @@ struct kstate {
 struct kchan;
 
 /*
- * Open the device (CACHEFILESD_DEVICE overrides the path).  When it is
- * missing, runs "modprobe cachefiles" once and retries; on EBUSY retries with
- * back-off for up to busy_wait_ms since a previous instance may still be
- * withdrawing its cache.  Returns NULL after logging the cause.
+ * Open path (NULL: the transport's default, /dev/cachefiles for the device)
+ * through transport t.  When it is missing, lets the transport try once to
+ * make it appear (the device runs "modprobe cachefiles") and retries; on
+ * EBUSY retries with back-off for up to busy_wait_ms since a previous
+ * instance may still be withdrawing its cache.  Returns NULL after logging
+ * the cause.
  */
-struct kchan *kernel_open(unsigned busy_wait_ms);
+struct kchan *kernel_open(const struct ktransport *t, const char *path, unsigned busy_wait_ms);
 void kernel_close(struct kchan *k);
-/* The descriptor to wait on for read readiness (state changed). */
+/*
+ * The descriptor to wait on for read readiness: readable while a state
+ * change is pending, until kernel_read_state() reads the state.
+ */
 int kernel_fd(const struct kchan *k);
 
 /* Send one command (no newline); returns 0 or -errno.  Does not log. */
@@ -56,8 +63,6 @@ int kernel_bind(struct kchan *k);
 
 /* Read and parse the state line.  Returns 0, -ENODATA before bind, or -errno. */
 int kernel_read_state(struct kchan *k, struct kstate *st);
-/* Did a state change arrive while waiting for a command's answer (simulator)? */
-int kernel_changed(const struct kchan *k);
 
 /* Cull or query a name in the caller's working directory: 0 or -errno. */
 int kernel_cull(struct kchan *k, const char *name);

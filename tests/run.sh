@@ -6,8 +6,12 @@
 # "ok - name # SKIP reason".  Layers (LAYERS, default all, in this order):
 #   unit    cmocka programs $BUILD/tests/test_*
 #   config  golden configuration corpus, tests/config/run.sh
-#   integ   the daemon against the kernel simulator, tests/integ/*.sh
+#   integ   the test daemon against the kernel simulator, tests/integ/*.sh
 #   vm      the daemon against the real module in QEMU, tests/vm/run.sh
+#
+# CACHEFILESD is the shipped daemon (vm layer, -t, install, and the check
+# that it has no simulator hook); CACHEFILESD_SIM is the test daemon, the same
+# objects linked with the simulator's transport (docs/kernel-seam.md).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -15,6 +19,7 @@ LAYERS=${LAYERS:-unit config integ vm}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac	# tests cd elsewhere
 export BUILD
 export CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
+export CACHEFILESD_SIM=${CACHEFILESD_SIM:-$BUILD/tests/cachefilesd-sim}
 export CFSIM=${CFSIM:-$BUILD/tests/cfsim}
 export TOP=$PWD
 LOGDIR=$BUILD/test-logs

@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# lib-sim.sh: shell helpers for integration tests that run the real daemon
-# ($CACHEFILESD) against the kernel simulator ($CFSIM).  Source it after
-# tests/lib.sh:
+# lib-sim.sh: shell helpers for integration tests that run the daemon against
+# the kernel simulator ($CFSIM).  The daemon is $CACHEFILESD_SIM, the test
+# build of the very same daemon objects linked with the simulator's transport
+# (docs/kernel-seam.md), which finds the simulator's socket in
+# $CACHEFILESD_DEVICE; the shipped $CACHEFILESD has no such hook.  Source it
+# after tests/lib.sh:
 #
 #   . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"
 #   sim_setup                  temp dir (+ a small tmpfs when mount works), traps
 #   sim_start [SERVE-OPTS]     start "cfsim serve" and wait until it answers
 #   sim_config [LINES...]      write $SIM_CONF: dir $SIM_DIR, tag, limits, then LINES
 #   notify_start               start a NOTIFY_SOCKET listener (exports NOTIFY_SOCKET)
-#   daemon_start [OPTS]        start the daemon in the background (default -n -s)
+#   daemon_start [OPTS]        start the test daemon in the background (default -n -s)
 #   sim_wait_bound [SECS]      wait until the simulator says the cache is bound
 #   daemon_signal SIG          send SIG to the daemon
 #   daemon_wait_exit [SECS]    wait for the daemon to end; sets DAEMON_STATUS
@@ -29,7 +32,7 @@
 # Set SIM_KEEP=1 to keep the temp dir for inspection.
 
 : "${CFSIM:?CFSIM must name the cfsim binary}"
-: "${CACHEFILESD:?CACHEFILESD must name the daemon binary}"
+: "${CACHEFILESD_SIM:?CACHEFILESD_SIM must name the test daemon (tests/cachefilesd-sim)}"
 
 SIM_PID= NOTIFY_PID= DAEMON_PID= DAEMON_STATUS= SIM_EXTRA_PIDS=
 SIM_TMPFS=0
@@ -140,7 +143,7 @@ notify_start() {
 	export NOTIFY_SOCKET
 }
 
-# daemon_start [OPTS]: run the daemon against the simulator in the
+# daemon_start [OPTS]: run the test daemon against the simulator in the
 # background (-n -s -f $SIM_CONF unless OPTS are given), stderr to $DAEMON_LOG.
 daemon_start() {
 	if [ $# -eq 0 ]; then
@@ -148,7 +151,7 @@ daemon_start() {
 	fi
 	# a bind counts only if it comes from an open after this point
 	SIM_OPENS0=$(sim_state opens 2>/dev/null)
-	CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD" "$@" >>"$DAEMON_LOG" 2>&1 &
+	CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" "$@" >>"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	DAEMON_STATUS=
 }

@@ -16,7 +16,7 @@ sim_config
 # 1. Detached, with descriptor 7 inherited from the caller.
 : >"$SIM_TMP/inherited"
 (cd "$SIM_TMP" && exec 7>"$SIM_TMP/inherited" &&
-    CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD" -s -d -f cachefilesd.conf -p rel.pid) \
+    CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -s -d -f cachefilesd.conf -p rel.pid) \
     >>"$DAEMON_LOG" 2>&1
 st=$?
 check_eq "detached start exits 0 once bound" 0 "$st"
@@ -44,7 +44,7 @@ SIM_EXTRA_PIDS=
 
 # 2. A pid file in a missing directory: a clear message, status 1, no bind left.
 wait_for 5 sh -c "[ \"\$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^connected=//p')\" = 0 ]"
-CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD" -s -f "$SIM_CONF" -p "$SIM_TMP/nodir/x.pid" \
+CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -s -f "$SIM_CONF" -p "$SIM_TMP/nodir/x.pid" \
     >"$SIM_TMP/p.err" 2>&1
 check_eq "pid file in a missing directory: status 1" 1 "$?"
 check_grep "  ... the message names it" 'nodir' "$SIM_TMP/p.err"

@@ -13,7 +13,7 @@ sim_config
 sim_populate 100 4 vol1
 
 # 1. Detached, 0-2 closed.
-(CACHEFILESD_DEVICE=$SIM_SOCK exec "$CACHEFILESD" -f "$SIM_CONF" -p "$SIM_TMP/x.pid" <&- >&- 2>&-)
+(CACHEFILESD_DEVICE=$SIM_SOCK exec "$CACHEFILESD_SIM" -f "$SIM_CONF" -p "$SIM_TMP/x.pid" <&- >&- 2>&-)
 check_eq "detached with 0-2 closed: the parent reports success" 0 "$?"
 sleep 1
 pid=$(cat "$SIM_TMP/x.pid" 2>/dev/null)
@@ -31,7 +31,7 @@ check "  ... no pid file left behind" test ! -e "$SIM_TMP/x.pid"
 # 2. Foreground with -s and descriptor 2 closed: log lines must not reach the device.
 wait_for 5 sh -c "[ \"\$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^connected=//p')\" = 0 ]"
 w0=$(sim_state commands)
-CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD" -n -s -f "$SIM_CONF" 2>&- &
+CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" 2>&- &
 DAEMON_PID=$!
 SIM_OPENS0=$(( $(sim_state opens) - 1 ))
 sim_wait_bound 5

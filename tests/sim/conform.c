@@ -6,14 +6,18 @@
  * and from the simulator can be compared with diff.  Nothing printed depends
  * on paths, times or sizes.  A few framing steps (newlines, NUL bytes, long
  * commands, short reads) need bytes that kernel_cmd() refuses to send on
- * purpose; they go through a raw write or read on the same channel.
+ * purpose; they go through the transport's own write or read on the same
+ * connection.  A socket DEVICE-OR-SOCKET is reached through the simulator's
+ * transport, anything else through the device's (kernel/transport.h).
  *
  * DIR must be a directory on a filesystem the module accepts (ext4 with
  * user xattrs); the sequence binds a cache there, culls only entries it
  * creates itself, and removes them again.
  */
 #include "tests/sim/sim.h"
+#include "tests/sim/simtransport.h"
 #include "kernel/channel.h"
+#include "kernel/transport.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -23,17 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #define BUSY_WAIT_MS 5000
 
 static struct kchan *k;
 static const char *device;
-static int is_sock;
+static const struct ktransport *real;	/* the device's or the simulator's */
+static void *conn;			/* real's connection under k */
 
 static void
 result(const char *step, int r)
@@ -55,95 +58,95 @@ cmd(const char *step, const char *text)
 	result(step, kernel_cmd(k, "%s", text));
 }
 
-/* A reply from the simulator, skipping state-change notices. */
-static ssize_t
-sock_reply(char *buf, size_t size)
+/*
+ * The channel runs over a pass-through transport that remembers the
+ * connection, so that the raw steps use the very same one.
+ */
+static const char *
+spy_default_path(void)
 {
-	ssize_t n;
-
-	do
-		n = recv(kernel_fd(k), buf, size, 0);
-	while (n == 1 && buf[0] == 'N');
-	return n;
+	return real->default_path();
 }
+
+static void *
+spy_open(const char *path)
+{
+	return conn = real->open(path);
+}
+
+static int
+spy_load(const char *path)
+{
+	return real->load != NULL ? real->load(path) : 0;
+}
+
+static int
+spy_close(void *c)
+{
+	conn = NULL;
+	return real->close(c);
+}
+
+static int
+spy_fd(void *c)
+{
+	return real->fd(c);
+}
+
+static int
+spy_write(void *c, const char *buf, size_t len)
+{
+	return real->write(c, buf, len);
+}
+
+static ssize_t
+spy_read(void *c, char *buf, size_t size)
+{
+	return real->read(c, buf, size);
+}
+
+static const char *
+spy_explain_open(int err)
+{
+	return real->explain_open != NULL ? real->explain_open(err) : NULL;
+}
+
+static const struct ktransport spy = {
+	.name = "conform",
+	.default_path = spy_default_path,
+	.open = spy_open,
+	.load = spy_load,
+	.close = spy_close,
+	.fd = spy_fd,
+	.write = spy_write,
+	.read = spy_read,
+	.explain_open = spy_explain_open,
+};
 
 /* write() of exactly len bytes, whatever they are: 0 or -errno. */
 static int
 raw_write(const char *buf, size_t len)
 {
-	char msg[SIM_CMD_MAX * 2 + 2], rep[32];
-	ssize_t n;
-
-	if (!is_sock) {
-		n = write(kernel_fd(k), buf, len);
-		return n < 0 ? -errno : 0;
-	}
-	if (len + 1 > sizeof(msg))
-		return -E2BIG;
-	msg[0] = 'W';
-	memcpy(msg + 1, buf, len);
-	if (send(kernel_fd(k), msg, len + 1, MSG_NOSIGNAL) < 0)
-		return -errno;
-	n = sock_reply(rep, sizeof(rep) - 1);
-	if (n < 2 || rep[0] != 'E')
-		return -EPROTO;
-	rep[n] = '\0';
-	return -atoi(rep + 1);
+	return real->write(conn, buf, len);
 }
 
 /* read() with a buffer of size bytes: the length read or -errno. */
 static ssize_t
 raw_read(char *buf, size_t size)
 {
-	char req[32], rep[SIM_CTL_MAX];
-	ssize_t n;
-
-	if (!is_sock) {
-		n = read(kernel_fd(k), buf, size);
-		return n < 0 ? -errno : n;
-	}
-	n = snprintf(req, sizeof(req), "R%zu", size);
-	if (send(kernel_fd(k), req, (size_t)n, MSG_NOSIGNAL) < 0)
-		return -errno;
-	n = sock_reply(rep, sizeof(rep) - 1);
-	if (n < 1)
-		return -EPROTO;
-	rep[n] = '\0';
-	if (rep[0] == 'E')
-		return -atoi(rep + 1);
-	if (rep[0] != 'D' || (size_t)(n - 1) > size)
-		return -EPROTO;
-	memcpy(buf, rep + 1, (size_t)n - 1);
-	return n - 1;
+	return real->read(conn, buf, size);
 }
 
 /* A second open while the first is held: the errno only. */
 static int
 second_open(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char rep[16];
-	ssize_t n;
-	int fd, err;
+	void *c = real->open(device);
 
-	if (!is_sock) {
-		fd = open(device, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		close(fd);
-		return 0;
-	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", device);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (c == NULL)
 		return -errno;
-	n = recv(fd, rep, sizeof(rep) - 1, 0);
-	close(fd);
-	if (n < 2 || rep[0] != 'E')
-		return -EPROTO;
-	rep[n] = '\0';
-	err = atoi(rep + 1);
-	return -err;
+	real->close(c);
+	return 0;
 }
 
 /* The state line's keys in order, and the cull flag. */
@@ -375,11 +378,9 @@ conform_main(int argc, char **argv)
 		fprintf(stderr, "cfsim conform: %s: %s\n", argv[2], strerror(errno));
 		return 2;
 	}
-	is_sock = stat(device, &st) == 0 && S_ISSOCK(st.st_mode);
+	real = stat(device, &st) == 0 && S_ISSOCK(st.st_mode) ? &ktransport_sim : &ktransport_device;
 	log_init("cfsim-conform", 1, 0);
-	if (setenv(KERNEL_DEVICE_ENV, device, 1) < 0)
-		return 2;
-	k = kernel_open(BUSY_WAIT_MS);
+	k = kernel_open(&spy, device, BUSY_WAIT_MS);
 	yesno("open", k != NULL);
 	if (k == NULL)
 		return 1;
@@ -388,7 +389,7 @@ conform_main(int argc, char **argv)
 	cull_steps(dir);
 	cmd("debug-reset", "debug 0");
 	kernel_close(k);
-	k = kernel_open(BUSY_WAIT_MS);
+	k = kernel_open(&spy, device, BUSY_WAIT_MS);
 	yesno("reopen", k != NULL);
 	if (k == NULL)
 		return 1;

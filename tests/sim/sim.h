@@ -7,7 +7,12 @@
  *               line, the space check, cull/inuse, the control requests
  *   simserve.c  "cfsim serve": the sockets and the poll loop
  *   simtools.c  "cfsim ctl" and "cfsim notify-listen"
- *   conform.c   "cfsim conform": one fixed sequence through kernel/channel.c
+ *   conform.c   "cfsim conform": one fixed sequence through kernel/channel.c,
+ *               over the device's or the simulator's transport
+ *   simtransport.c  the channel's transport to the simulator (simtransport.h),
+ *               also linked into the test daemon and test_kernel
+ *   link-sim.c  not part of cfsim: makes the test daemon, cachefilesd-sim,
+ *               use the simulator's transport (docs/kernel-seam.md)
  *   cfsim.c     main(), the log
  */
 #ifndef CFSIM_SIM_H

@@ -2,9 +2,10 @@
 /*
  * test_kernel.c: the kernel channel.  State-line parsing edge cases,
  * kernel_explain(), and the channel itself against a scripted peer that
- * speaks the simulator's socket protocol (docs/simulator-protocol.md):
- * command order, error handling, "N" messages, name checks, dead-cache
- * probing, EBUSY/EPERM at open.
+ * speaks the simulator's socket protocol (docs/simulator-protocol.md),
+ * reached through the simulator's transport (tests/sim/simtransport.c):
+ * command order, error handling, "N" messages and the poll descriptor's
+ * readiness, name checks, dead-cache probing, EBUSY/EPERM at open.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,12 +15,16 @@
 
 #include "config/config.h"
 #include "kernel/channel.h"
+#include "kernel/transport.h"
 #include "lib/log.h"
+#include "tests/sim/simtransport.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,7 +295,7 @@ peer_setup(void **state)
 	if (peer.lfd < 0 || bind(peer.lfd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
 	    listen(peer.lfd, 4) < 0)
 		return -1;
-	setenv(KERNEL_DEVICE_ENV, peer.path, 1);
+	setenv(SIM_DEVICE_ENV, peer.path, 1);
 	strcpy(peer.line, FULL);
 	return 0;
 }
@@ -318,7 +323,7 @@ peer_teardown(void **state)
 		close(fd);
 	close(peer.lfd);
 	unlink(peer.path);
-	unsetenv(KERNEL_DEVICE_ENV);
+	unsetenv(SIM_DEVICE_ENV);
 	return 0;
 }
 
@@ -357,7 +362,7 @@ test_configure_order(void **state)
 	cfg.limit[LIM_BCULL] = 10;
 	cfg.limit[LIM_BSTOP] = 5;
 	n = config_limit_commands(&cfg, lim, CFG_LIMIT_CMDS);
-	k = kernel_open(0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
 	assert_int_equal(kernel_configure(k, &cfg), 0);
 	assert_int_equal(kernel_bind(k), 0);
@@ -382,7 +387,7 @@ test_configure_minimal(void **state)
 	peer_start();
 	config_defaults(&cfg);
 	strcpy(cfg.dir, "/c");
-	k = kernel_open(0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
 	assert_int_equal(kernel_configure(k, &cfg), 0);
 	kernel_close(k);
@@ -407,7 +412,7 @@ test_configure_failure_stops(void **state)
 	config_defaults(&cfg);
 	strcpy(cfg.dir, "/c");
 	strcpy(cfg.tag, "t");
-	k = kernel_open(0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
 	assert_int_equal(kernel_configure(k, &cfg), -EEXIST);
 	kernel_close(k);
@@ -426,10 +431,19 @@ test_bind_error(void **state)
 	strcpy(peer.fail_prefix, "bind");
 	peer.fail_errno = EOPNOTSUPP;
 	peer_start();
-	k = kernel_open(0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
 	assert_int_equal(kernel_bind(k), -EOPNOTSUPP);
 	kernel_close(k);
+}
+
+/* Is the channel's poll descriptor readable now? */
+static int
+readable(const struct kchan *k)
+{
+	struct pollfd p = { .fd = kernel_fd(k), .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
 static void
@@ -441,19 +455,72 @@ test_state_and_changes(void **state)
 	(void)state;
 	peer.send_n = 1;
 	peer_start();
-	k = kernel_open(0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
-	assert_false(kernel_changed(k));
+	assert_false(readable(k));
 	assert_int_equal(kernel_cmd(k, "tag x"), 0);
-	assert_true(kernel_changed(k));		/* the N before the reply */
+	assert_true(readable(k));		/* the N before the reply */
+	assert_true(readable(k));		/* ... until the state is read */
 	assert_int_equal(kernel_read_state(k, &st), 0);
 	assert_int_equal(st.bcull, 0x8ca0);
-	assert_false(kernel_changed(k));	/* a read clears it */
+	assert_false(readable(k));		/* a read clears it */
+	assert_int_equal(kernel_cmd(k, "tag y"), 0);
+	assert_int_equal(kernel_cmd(k, "tag z"), 0);	/* a second N while pending */
+	assert_true(readable(k));
+	assert_int_equal(kernel_read_state(k, &st), 0);
+	assert_false(readable(k));		/* one read clears both */
 	strcpy(peer.line, "");
 	assert_int_equal(kernel_read_state(k, &st), -ENODATA);
 	strcpy(peer.line, "nonsense");
 	assert_int_equal(kernel_read_state(k, &st), -EBADMSG);
 	kernel_close(k);
+}
+
+/* An N queued on the socket, not yet met by any request, also makes the descriptor readable. */
+static void
+test_queued_change(void **state)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct kstate st;
+	struct kchan *k;
+	int lfd, cfd, status;
+	char m[64];
+	pid_t pid;
+
+	(void)state;
+	/* A peer of our own, driven step by step from this thread. */
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "/tmp/test_kernel.q.%ld.sock", (long)getpid());
+	unlink(sun.sun_path);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		cfd = accept(lfd, NULL, NULL);
+		reply(cfd, "E0");
+		reply(cfd, "N");
+		if (recv(cfd, m, sizeof(m), 0) > 0)
+			reply(cfd, "D%s", FULL);
+		/* wait for the close */
+		while (recv(cfd, m, sizeof(m), 0) > 0)
+			;
+		_exit(0);
+	}
+	k = kernel_open(&ktransport_sim, sun.sun_path, 0);
+	assert_non_null(k);
+	{
+		struct pollfd p = { .fd = kernel_fd(k), .events = POLLIN };
+
+		assert_int_equal(poll(&p, 1, 2000), 1);	/* the queued N */
+	}
+	assert_int_equal(kernel_read_state(k, &st), 0);
+	assert_false(readable(k));
+	kernel_close(k);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(lfd);
+	unlink(sun.sun_path);
 }
 
 static void
@@ -464,7 +531,7 @@ test_cmd_checks(void **state)
 
 	(void)state;
 	peer_start();
-	k = kernel_open(0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
 	memset(longname, 'a', 256);
 	longname[256] = '\0';
@@ -496,7 +563,7 @@ test_dead_probe(void **state)
 	peer.fail_errno = EIO;
 	peer.dir_errno = EEXIST;	/* alive: the EIO was about the name */
 	peer_start();
-	k = kernel_open(0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
 	assert_int_equal(kernel_cmd(k, "dir /c"), 0);
 	assert_int_equal(kernel_cull(k, "x"), -EIO);
@@ -516,7 +583,7 @@ test_open_busy_then_free(void **state)
 	peer.greet[0] = EBUSY;
 	peer.greet[1] = EBUSY;
 	peer_start();
-	k = kernel_open(5000);
+	k = kernel_open(&ktransport_sim, NULL, 5000);
 	assert_non_null(k);
 	assert_int_equal(peer.nconn, 3);
 	kernel_close(k);
@@ -528,7 +595,7 @@ test_open_busy_gives_up(void **state)
 	(void)state;
 	peer.greet[0] = EBUSY;
 	peer_start();
-	assert_null(kernel_open(0));
+	assert_null(kernel_open(&ktransport_sim, NULL, 0));
 	assert_int_equal(peer.nconn, 1);
 }
 
@@ -540,7 +607,7 @@ test_open_eperm(void **state)
 	peer.greet[1] = EPERM;
 	peer_start();
 	/* EPERM is not retried, whatever the busy wait. */
-	assert_null(kernel_open(5000));
+	assert_null(kernel_open(&ktransport_sim, NULL, 5000));
 	assert_int_equal(peer.nconn, 1);
 }
 
@@ -548,9 +615,13 @@ static void
 test_open_missing(void **state)
 {
 	(void)state;
-	setenv(KERNEL_DEVICE_ENV, "/nonexistent/cachefiles-test", 1);
-	assert_null(kernel_open(0));
-	unsetenv(KERNEL_DEVICE_ENV);
+	setenv(SIM_DEVICE_ENV, "/nonexistent/cachefiles-test", 1);
+	assert_null(kernel_open(&ktransport_sim, NULL, 0));
+	unsetenv(SIM_DEVICE_ENV);
+	assert_null(kernel_open(&ktransport_sim, NULL, 0));	/* no path at all */
+	assert_null(kernel_open(&ktransport_sim, "/nonexistent/cachefiles-test", 0));
+	/* The device transport loads the module only for /dev/cachefiles. */
+	assert_null(kernel_open(&ktransport_device, "/nonexistent/cachefiles-test", 0));
 }
 
 int
@@ -569,6 +640,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_configure_minimal, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_configure_failure_stops, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_bind_error, peer_setup, peer_teardown),
+		cmocka_unit_test(test_queued_change),
 		cmocka_unit_test_setup_teardown(test_state_and_changes, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_checks, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_dead_probe, peer_setup, peer_teardown),
