@@ -159,11 +159,25 @@ age_cutoff_ns(const struct engine *e)
 	return e->cull_age * 1000000000u < now ? now - e->cull_age * 1000000000u : 0;
 }
 
+/*
+ * The kernel's run limits as a target in the filesystem's own blocks.
+ * Kernels before 5.17 (no released counters in the state line) gave the
+ * block limits in pages and compared f_bavail >> bshift with them, where
+ * bshift = log2(page size / block size); f_bavail >> k >= b exactly when
+ * f_bavail >= b << k, so the limit becomes b << bshift blocks.
+ */
 static struct target
-run_target(const struct engine *e)
+run_target(const struct engine *e, const struct fsfree *f)
 {
 	struct target t = { e->st.brun, e->st.frun };
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned shift = 0;
 
+	if (e->st.has_released || f->bsize == 0 || f->bsize >= page)
+		return t;
+	while ((f->bsize << (shift + 1)) <= page)
+		shift++;
+	t.bavail = t.bavail > UINT64_MAX >> shift ? UINT64_MAX : t.bavail << shift;
 	return t;
 }
 
@@ -195,7 +209,7 @@ goal_unmet(const struct engine *e, const struct goal_active *a, const struct fsf
 static int
 wanted(const struct engine *e, const struct fsfree *f)
 {
-	struct target run = run_target(e);
+	struct target run = run_target(e, f);
 	size_t i;
 
 	if (kernel_asks(e) && !target_met(&run, f))
@@ -247,7 +261,7 @@ static int
 start_scan(struct engine *e)
 {
 	struct fsfree f;
-	struct target t = run_target(e);
+	struct target t;
 	sigset_t all, old;
 	int err;
 
@@ -255,6 +269,7 @@ start_scan(struct engine *e)
 		log_warn("cache: statvfs");
 		memset(&f, 0, sizeof(f));
 	}
+	t = run_target(e, &f);
 	e->opts.max_candidates = target_candidates(&t, &f, e->mean_bytes,
 						   e->objects, e->cull_memory);
 	e->opts.threads = e->threads;
@@ -407,7 +422,7 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 static int
 serves(const struct engine *e, const struct fsfree *f, uint64_t atime_ns)
 {
-	struct target run = run_target(e);
+	struct target run = run_target(e, f);
 	size_t i;
 
 	if (kernel_asks(e) && !target_met(&run, f))
@@ -485,7 +500,7 @@ goals_update(struct engine *e, int exhausted)
 int
 engine_goal_add(struct engine *e, const struct goal *g)
 {
-	struct target run = run_target(e);
+	struct target run;
 	struct fsfree f;
 	size_t i;
 
@@ -494,6 +509,7 @@ engine_goal_add(struct engine *e, const struct goal *g)
 			break;
 	if (i == ENGINE_GOALS_MAX || target_fsfree(e->cachefd, &f) < 0)
 		return -1;
+	run = run_target(e, &f);
 	if (goal_resolve(g, &f, &run, wall_ns(), now_ms(), &e->goals[i].a) < 0)
 		return -1;
 	e->goals[i].used = 1;

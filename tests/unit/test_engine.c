@@ -44,6 +44,7 @@ int __real_target_fsfree(int fd, struct fsfree *f);
 #define OBJ_BLOCKS 8
 #define BASE_FREE 1000
 static int fake_fs;
+static uint64_t fake_bsize = 4096;
 
 int
 __wrap_target_fsfree(int fd, struct fsfree *f)
@@ -53,7 +54,7 @@ __wrap_target_fsfree(int fd, struct fsfree *f)
 	f->blocks = f->files = 1000000;
 	f->bavail = BASE_FREE + (uint64_t)nculls * OBJ_BLOCKS;
 	f->ffree = BASE_FREE + (uint64_t)nculls;
-	f->bsize = 4096;
+	f->bsize = fake_bsize;
 	return 0;
 }
 
@@ -130,6 +131,7 @@ setup(void **state)
 	if (realpath(p, cache_real) == NULL)
 		return -1;
 	mode_busy = mode_eio = dead = nculls = outside = fake_fs = 0;
+	fake_bsize = 4096;
 	return 0;
 }
 
@@ -457,6 +459,44 @@ test_kernel_target_met_exactly(void **state)
 	rig_stop(&r);
 }
 
+/*
+ * A kernel before 5.17 (no released counters) gives block limits in pages:
+ * with 1 KiB blocks on 4 KiB pages, brun 300 means 1200 free blocks.
+ */
+static void
+test_old_kernel_limits_in_pages(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	unsigned delay;
+
+	(void)state;
+	make_tree(100);
+	fake_fs = 1;
+	fake_bsize = 1024;
+	st.has_released = 0;
+	st.brun = 300;
+	st.frun = 0;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	/* 1200 - 1000 blocks to free, 8 a cull. */
+	assert_int_equal(nculls, 25);
+	/* With the counters (5.17+), the same numbers are blocks: already met. */
+	rig_stop(&r);
+	nculls = 0;
+	make_tree(100);
+	st.has_released = 1;
+	st.brun = 1100;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_scan(&r);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 13);
+	rig_stop(&r);
+}
+
 /* A goal asked from outside while the kernel is content: culled to the object, reported. */
 static void
 test_outside_goal_bytes(void **state)
@@ -600,6 +640,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_kernel_limits_in_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_exhausted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_and_cancel, setup, teardown),
