@@ -44,6 +44,11 @@ dev_open(const char *path)
 	return c;
 }
 
+static const char *const modprobe_paths[] = {
+	"/sbin/modprobe", "/usr/sbin/modprobe", "/bin/modprobe", "/usr/bin/modprobe",
+};
+static char *const modprobe_env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+
 /* Run "modprobe cachefiles" once and wait for it; its result only matters through the retry. */
 static int
 dev_load(const char *path)
@@ -66,8 +71,9 @@ dev_load(const char *path)
 		/* The daemon holds some signals until its loop runs; modprobe must not. */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		execv("/sbin/modprobe", argv);
-		execvp("modprobe", argv);
+		/* Fixed places and a fixed PATH: never whatever the caller's PATH finds first. */
+		for (size_t i = 0; i < ARRAY_SIZE(modprobe_paths); i++)
+			execve(modprobe_paths[i], argv, modprobe_env);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) == -1)
@@ -75,7 +81,9 @@ dev_load(const char *path)
 			log_warn("modprobe: waitpid");
 			return 1;
 		}
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		log_warnx("modprobe not found in /sbin, /usr/sbin, /bin or /usr/bin");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
 		log_warnx("modprobe cachefiles exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
 		log_warnx("modprobe cachefiles killed by signal %d", WTERMSIG(status));
