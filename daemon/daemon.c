@@ -470,11 +470,15 @@ detach(struct daemon *d)
 		return -1;
 	}
 	if (pid > 0) {
+		pid_t r;
+
 		close(p[1]);
 		if (read(p[0], &c, 1) == 1)
 			_exit(0);
-		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		while ((r = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
 			;
+		if (r == -1)
+			_exit(1);	/* status is unknown: report a failure, never garbage */
 		_exit(WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : 1);
 	}
 	close(p[0]);
@@ -538,7 +542,8 @@ absolute_config_path(struct daemon *d, const char *path)
 static int
 open_dirs(struct daemon *d)
 {
-	int root = open(d->cfg->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* The string the kernel was given, resolved once (a link's target). */
+	int root = open(kernel_dir(d->k), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (root == -1) {
 		log_warn("%s: open", d->cfg->dir);

@@ -35,6 +35,7 @@ struct kchan {
 	const struct ktransport *t;
 	void *conn;		/* the transport's connection */
 	int dead;		/* a probe after EIO confirmed the cache is dead */
+	char dir[PATH_MAX];	/* the directory as sent with "dir" */
 };
 
 /* ---- opening ---- */
@@ -217,7 +218,11 @@ kernel_configure(struct kchan *k, const struct config *cfg)
 		log_warnx("no cache directory configured (dir)");
 		return -EINVAL;
 	}
-	if ((r = config_cmd_arg(k, "dir", bind_dir(cfg->dir, real))) < 0)
+	if (strlcpy_checked(k->dir, bind_dir(cfg->dir, real), sizeof(k->dir)) == -1) {
+		log_warnx("%s: path too long", cfg->dir);
+		return -ENAMETOOLONG;
+	}
+	if ((r = config_cmd_arg(k, "dir", k->dir)) < 0)
 		return r;
 	if (cfg->tag[0] != '\0' && (r = config_cmd_arg(k, "tag", cfg->tag)) < 0)
 		return r;
@@ -236,6 +241,12 @@ kernel_configure(struct kchan *k, const struct config *cfg)
 			return r;
 	}
 	return 0;
+}
+
+const char *
+kernel_dir(const struct kchan *k)
+{
+	return k->dir;
 }
 
 int

@@ -60,6 +60,12 @@ int kernel_cmd(struct kchan *k, const char *fmt, ...)
 /* Send dir, tag, secctx, debug and the limits (safe order), then bind. */
 int kernel_configure(struct kchan *k, const struct config *cfg);
 int kernel_bind(struct kchan *k);
+/*
+ * The cache directory exactly as sent with "dir" (a symbolic link's
+ * target): the daemon opens this string, not the configured one again, so
+ * that what it culls in is what the kernel bound.
+ */
+const char *kernel_dir(const struct kchan *k);
 
 /* Read and parse the state line.  Returns 0, -ENODATA before bind, or -errno. */
 int kernel_read_state(struct kchan *k, struct kstate *st);

@@ -139,6 +139,31 @@ dev_take_notify(void)
 	return due;
 }
 
+/*
+ * A deterministic race for tests: after the Nth cull from now (or the next
+ * bind), rename one path before the reply, so that the daemon's next step
+ * meets a directory moved while it was culling (as the kernel moves a
+ * volume it retires), or a cache directory swapped after bind.
+ */
+static struct {
+	unsigned long left;		/* culls until the rename; 0 = disarmed */
+	int at_bind;			/* rename at the next successful bind instead */
+	char from[PATH_MAX], to[PATH_MAX];
+} hook;
+
+static void
+run_hook(int bind)
+{
+	if (bind ? !hook.at_bind : (hook.left == 0 || --hook.left > 0))
+		return;
+	hook.at_bind = 0;
+	hook.left = 0;
+	if (rename(hook.from, hook.to) == 0)
+		sim_log("hook: renamed %s to %s", hook.from, hook.to);
+	else
+		sim_log("hook: rename %s to %s failed: %s", hook.from, hook.to, errname(errno));
+}
+
 static void
 set_culling(int on)
 {
@@ -404,6 +429,7 @@ add_cache(pid_t pid)
 		(unsigned long long)sf.f_files, (unsigned long long)sf.f_blocks,
 		(long)sf.f_bsize);
 	space_check(0, 0);
+	run_hook(1);
 	return 0;
 }
 
@@ -498,27 +524,6 @@ bury(int cwdfd, const char *name, const struct stat *st, const char *abspath)
 	return 0;
 }
 
-/*
- * A deterministic race for tests: after the Nth cull from now, rename one
- * path before the reply, so that the daemon's next cull meets a directory
- * moved while it was culling (as the kernel moves a volume it retires).
- */
-static struct {
-	unsigned long left;		/* culls until the rename; 0 = disarmed */
-	char from[PATH_MAX], to[PATH_MAX];
-} hook;
-
-static void
-run_hook(void)
-{
-	if (hook.left == 0 || --hook.left > 0)
-		return;
-	if (rename(hook.from, hook.to) == 0)
-		sim_log("hook: renamed %s to %s", hook.from, hook.to);
-	else
-		sim_log("hook: rename %s to %s failed: %s", hook.from, hook.to, errname(errno));
-}
-
 static int
 cmd_cull_inuse(const char *args, pid_t pid, int cull)
 {
@@ -590,7 +595,7 @@ cmd_cull_inuse(const char *args, pid_t pid, int cull)
 	sim_log("cull %s (%s) -> %s", abspath, S_ISDIR(st.st_mode) ? "dir" : "file",
 		errname(err));
 	close(cwdfd);
-	run_hook();
+	run_hook(0);
 	return err;
 }
 
@@ -861,7 +866,23 @@ ctl_rename_after(const char *arg, char *rep, size_t sz)
 	    ctl_path(to, hook.to, sizeof(hook.to)) < 0)
 		return reply(rep, sz, -1, "error path too long or no cache bound");
 	hook.left = n;
+	hook.at_bind = 0;
 	sim_log("ctl: rename-after %lu %s %s", n, hook.from, hook.to);
+	return reply(rep, sz, 0, "ok");
+}
+
+/* "rename-at-bind FROM TO" (absolute paths): arm the hook for the next bind. */
+static int
+ctl_rename_at_bind(const char *arg, char *rep, size_t sz)
+{
+	int used = 0;
+
+	if (sscanf(arg, "%4095s %4095s%n", hook.from, hook.to, &used) != 2 ||
+	    arg[used] != '\0' || hook.from[0] != '/' || hook.to[0] != '/')
+		return reply(rep, sz, -1, "error usage: rename-at-bind /FROM /TO");
+	hook.left = 0;
+	hook.at_bind = 1;
+	sim_log("ctl: rename-at-bind %s %s", hook.from, hook.to);
 	return reply(rep, sz, 0, "ok");
 }
 
@@ -900,6 +921,8 @@ dev_control(const char *req, char *rep, size_t sz)
 	}
 	if (strcmp(verb, "rename-after") == 0)
 		return ctl_rename_after(arg, rep, sz);
+	if (strcmp(verb, "rename-at-bind") == 0)
+		return ctl_rename_at_bind(arg, rep, sz);
 	if (strcmp(verb, "malformed") == 0) {
 		if (sscanf(arg, "%lu", &malformed_left) != 1)
 			return reply(rep, sz, -1, "error usage: malformed N");
