@@ -9,9 +9,9 @@
  * ever sent to it.  The table below is the only list of directives.
  */
 #include "config/config.h"
+#include "lib/escape.h"
 #include "lib/util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -169,21 +169,17 @@ warn_at(struct parse *p, unsigned line, const char *fmt, ...)
 }
 
 /*
- * A value quoted in a message: bounded, and with control bytes replaced,
- * since it comes from the file and goes to a terminal or the journal.
+ * A value quoted in a message: escaped, since it comes from the file and
+ * goes to a terminal or the journal, and cut after SHOW_MAX bytes, marked
+ * "...".  buf holds at least 4 bytes.
  */
 static const char *
 show(const char *s, char *buf, size_t size)
 {
-	size_t i;
+	size_t room = size - 3 < SHOW_MAX + 1 ? size - 3 : SHOW_MAX + 1;
 
-	for (i = 0; s[i] != '\0' && i < SHOW_MAX && i + 4 < size; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i] != '\0' && i + 4 <= size) {
-		memcpy(buf + i, "...", 3);
-		i += 3;
-	}
-	buf[i] = '\0';
+	if (s[escape_text(s, buf, room)] != '\0')
+		strcat(buf, "...");
 	return buf;
 }
 

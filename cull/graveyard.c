@@ -11,6 +11,7 @@
  * nothing ends the work until inotify reports a new arrival.
  */
 #include "cull/graveyard.h"
+#include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -57,26 +58,14 @@ mount_id(int fd)
 	return stx.stx_mnt_id;
 }
 
-/* A name fit for the log: control characters (a forged line) become '?'. */
-static const char *
-printable(const char *name, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < size && name[i] != '\0'; i++)
-		buf[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
-	buf[i] = '\0';
-	return buf;
-}
-
 static void
 fail(struct graveyard *g, const char *what, const char *name)
 {
-	char buf[NAME_MAX + 1];
+	char buf[ESCAPE_SIZE(NAME_MAX)];
 
 	g->stats.failed++;
 	if (++g->pass_failed <= FAILURES_SHOWN)
-		log_warn("graveyard: %s %s", what, printable(name, buf, sizeof(buf)));
+		log_warn("graveyard: %s %s", what, escaped(name, buf, sizeof(buf)));
 }
 
 static void
@@ -210,19 +199,19 @@ top_fd(const struct graveyard *g)
 static void
 removed(struct graveyard *g, const char *what, const char *name)
 {
-	char buf[NAME_MAX + 1];
+	char buf[ESCAPE_SIZE(NAME_MAX)];
 
 	g->stats.removed++;
 	g->pass_removed++;
 	if (log_get_debug() >= 2)
-		log_debug(2, "graveyard: removed %s %s", what, printable(name, buf, sizeof(buf)));
+		log_debug(2, "graveyard: removed %s %s", what, escaped(name, buf, sizeof(buf)));
 }
 
 /* A subtree deeper than the stack: move it to the top level for a later pass. */
 static void
 move_up(struct graveyard *g, const char *name)
 {
-	char dst[64], buf[NAME_MAX + 1];
+	char dst[64], buf[ESCAPE_SIZE(NAME_MAX)];
 
 	snprintf(dst, sizeof(dst), "deep.%ld.%llu", (long)getpid(), ++g->seq);
 	if (renameat2(top_fd(g), name, g->fd, dst, RENAME_NOREPLACE) == -1) {
@@ -233,7 +222,7 @@ move_up(struct graveyard *g, const char *name)
 	g->stats.moved++;
 	g->pass_removed++;	/* progress: a later pass will see it */
 	log_debug(1, "graveyard: moved %s up as %s (deeper than %d)",
-		  printable(name, buf, sizeof(buf)), dst,
+		  escaped(name, buf, sizeof(buf)), dst,
 		  GRAVEYARD_DEPTH);
 }
 

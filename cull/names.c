@@ -6,7 +6,6 @@
 #include "cull/names.h"
 
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 enum name_kind
@@ -47,27 +46,4 @@ names_sendable(const char *name, size_t len)
 	    memchr(name, '\0', len))
 		return 0;
 	return 1;
-}
-
-void
-names_escape(const char *s, char *out, size_t len)
-{
-	size_t o = 0;
-
-	if (len == 0)
-		return;
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			if (o + 1 >= len)
-				break;
-			out[o++] = (char)c;
-		} else {
-			if (o + 4 >= len)
-				break;
-			snprintf(out + o, len - o, "\\%03o", c);
-			o += 4;
-		}
-	}
-	out[o] = '\0';
 }

@@ -23,12 +23,6 @@ enum name_kind {
 };
 
 enum name_kind names_kind(const char *name);
-/*
- * Copy s into out (size len, NUL-terminated, truncated if need be) with
- * control bytes, backslash and bytes >= 0x7f written as \ooo, so that a
- * file name cannot forge or break a log line.
- */
-void names_escape(const char *s, char *out, size_t len);
 /* Can "cull NAME" be sent as one command naming exactly this entry? */
 int names_sendable(const char *name, size_t len);
 

@@ -9,6 +9,7 @@
  */
 #include "cull/scan.h"
 #include "cull/names.h"
+#include "lib/escape.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -270,7 +271,7 @@ sample(struct worker *k, uint32_t dir, const char *name, const char *what)
 	if (scan_dir_path(w->r, dir, path, sizeof(path)) < 0)
 		path[0] = '\0';
 	snprintf(raw, sizeof(raw), "%s%s%s", path, path[0] && name[0] ? "/" : "", name);
-	names_escape(raw, esc, sizeof(esc) - 32);
+	escape_text(raw, esc, sizeof(esc) - 32);
 	/* Truncation is fine: a sample names the entry for a human. */
 	if (snprintf(st->samples[st->nsamples++], SCAN_SAMPLE_LEN, "%s (%s)", esc,
 		     what) >= SCAN_SAMPLE_LEN)

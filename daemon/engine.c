@@ -23,6 +23,7 @@
 #include "daemon/engine.h"
 #include "config/config.h"
 #include "kernel/channel.h"
+#include "lib/escape.h"
 #include "lib/log.h"
 #include "cull/names.h"
 #include "cull/scan.h"
@@ -300,10 +301,10 @@ age_cutoff_ns(const struct engine *e)
 static int
 cull_one(struct engine *e, const struct victim *v, int keep_busy)
 {
-	char name[NAME_MAX * 4 + 1];
+	char name[ESCAPE_SIZE(NAME_MAX)];
 	int err;
 
-	names_escape(v->name, name, sizeof(name));
+	escape_text(v->name, name, sizeof(name));
 	if (fchdir(v->dirfd) < 0) {
 		log_warn("%s: fchdir", name);
 		e->s.busy++;

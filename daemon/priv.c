@@ -3,6 +3,7 @@
  * priv.c: capability drop with libcap, in one function, every step checked.
  */
 #include "daemon/priv.h"
+#include "lib/escape.h"
 #include "lib/log.h"
 
 #include <sys/capability.h>
@@ -41,16 +42,10 @@ path_push(struct owner_walk *w, const char *name)
 	size_t old = w->len;
 	int n = snprintf(w->path + old, sizeof(w->path) - old, "%s%s", old ? "/" : "", name);
 
-	size_t i;
-
 	if (n > 0 && (size_t)n < sizeof(w->path) - old)
 		w->len += (size_t)n;
 	else
 		w->path[old] = '\0';
-	/* A name is not trusted with the log: no control characters. */
-	for (i = old; i < w->len; i++)
-		if ((unsigned char)w->path[i] < 0x20 || w->path[i] == 0x7f)
-			w->path[i] = '?';
 	return old;
 }
 
@@ -154,6 +149,7 @@ static enum owners
 tree_owners(int cachefd, int gravefd)
 {
 	struct owner_walk w = { .me = geteuid() };
+	char shown[1024];	/* w.path escaped: it is not trusted with the log */
 	struct stat a, b, r;
 	struct statx sx;
 	enum owners o;
@@ -176,7 +172,8 @@ tree_owners(int cachefd, int gravefd)
 	if (o == OWN_FOREIGN)
 		log_info("%s%s belongs to uid %lu, not to the daemon: the scan needs the DAC capabilities",
 			 strcmp(w.path, ".") == 0 ? "the cache root" : "cache root/",
-			 strcmp(w.path, ".") == 0 ? "" : w.path, (unsigned long)w.foreign_uid);
+			 strcmp(w.path, ".") == 0 ? "" : escaped(w.path, shown, sizeof(shown)),
+			 (unsigned long)w.foreign_uid);
 	return o;
 }
 

@@ -10,6 +10,7 @@
  */
 #include "kernel/channel.h"
 #include "config/config.h"
+#include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -340,7 +341,7 @@ send_cmd(struct kchan *k, const char *cmd, size_t len)
 int
 kernel_cmd(struct kchan *k, const char *fmt, ...)
 {
-	char cmd[CMD_MAX];
+	char cmd[CMD_MAX], shown[201];
 	va_list ap;
 	int len, r;
 
@@ -354,8 +355,9 @@ kernel_cmd(struct kchan *k, const char *fmt, ...)
 		r = -EINVAL;
 	else
 		r = send_cmd(k, cmd, (size_t)len);
-	log_debug(3, "kernel: \"%.*s\" -> %s", len > 200 ? 200 : len, cmd,
-		  r == 0 ? "ok" : strerror(-r));
+	if (log_get_debug() >= 3)
+		log_debug(3, "kernel: \"%s\" -> %s", len < 0 ? "" : escaped(cmd, shown, sizeof(shown)),
+			  r == 0 ? "ok" : strerror(-r));
 	return r;
 }
 

@@ -263,7 +263,7 @@ test_error_messages(void **state)
 	} cases[] = {
 		{ "dir /c\nfoo 1\n", "t.conf:2: unknown directive 'foo'" },
 		{ "dir /c\nBRUN 10%\n", "t.conf:2: unknown directive 'BRUN'" },
-		{ "dir /c\nfoo\x01\n", "t.conf:2: unknown directive 'foo?'" },
+		{ "dir /c\nfoo\x01\n", "t.conf:2: unknown directive 'foo\\001'" },
 		{ "dir /c\nbind\n", "t.conf:2: 'bind' is not allowed in the "
 		  "configuration: cachefilesd binds the cache itself" },
 		{ "dir /c\ntag a\n\ntag b\n", "t.conf:4: 'tag' already given at line 2" },
@@ -276,11 +276,11 @@ test_error_messages(void **state)
 		{ "dir /c\nresume_thresholds\n", "t.conf:2: 'resume_thresholds' needs "
 		  "an argument: resume_thresholds BLOCKS|- FILES|-" },
 		{ "dir var/cache\n", "t.conf:1: dir: 'var/cache' is not an absolute path" },
-		{ "dir /a\rb\n", "t.conf:1: dir: control character 0x0d in '/a?b'" },
+		{ "dir /a\rb\n", "t.conf:1: dir: control character 0x0d in '/a\\015b'" },
 		{ "dir /c\ntag a\x1b[0m\n", "t.conf:2: tag: control character 0x1b in "
-		  "'a?[0m'" },
+		  "'a\\033[0m'" },
 		{ "dir /c\nsecctx x\x7f\n", "t.conf:2: secctx: control character 0x7f "
-		  "in 'x?'" },
+		  "in 'x\\177'" },
 		{ "dir /c\nbrun 10\n", "t.conf:2: brun: '10' is not a percentage: a "
 		  "whole number followed by %" },
 		{ "dir /c\nbcull %\n", "t.conf:2: bcull: '%' is not a percentage: a "

@@ -66,32 +66,12 @@ test_sendable(void **state)
 	assert_false(names_sendable("D\0x", 3));
 }
 
-static void
-test_escape(void **state)
-{
-	char out[64];
-
-	(void)state;
-	names_escape("Dplain-name,1", out, sizeof(out));
-	assert_string_equal(out, "Dplain-name,1");
-	names_escape("Dx\ncachefilesd: FORGED", out, sizeof(out));
-	assert_string_equal(out, "Dx\\012cachefilesd: FORGED");
-	names_escape("a\\b\tc\x7f\xe9", out, sizeof(out));
-	assert_string_equal(out, "a\\134b\\011c\\177\\351");
-	/* Truncated, never cut inside an escape, always terminated. */
-	names_escape("abc\ndef", out, 6);
-	assert_string_equal(out, "abc");
-	names_escape("abcdefgh", out, 4);
-	assert_string_equal(out, "abc");
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_sendable),
-		cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
