@@ -10,6 +10,7 @@
  */
 #include "config/config.h"
 #include "lib/escape.h"
+#include "lib/kcmd.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -563,11 +564,11 @@ parse_directive(struct parse *p, unsigned line, char *word)
 static void
 parse_line(struct parse *p, unsigned line, const char *s, size_t n)
 {
-	char buf[CFG_LINE_MAX + 1];
+	char buf[KCMD_MAX + 1];	/* a line becomes at most one command */
 	char *start, *end;
 
-	if (n > CFG_LINE_MAX) {
-		error_at(p, line, "line is longer than %d bytes", CFG_LINE_MAX);
+	if (n > KCMD_MAX) {
+		error_at(p, line, "line is longer than %d bytes", KCMD_MAX);
 		return;
 	}
 	if (memchr(s, '\0', n) != NULL) {

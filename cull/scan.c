@@ -10,6 +10,7 @@
 #include "cull/scan.h"
 #include "cull/names.h"
 #include "lib/escape.h"
+#include "lib/kcmd.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -374,7 +375,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 		    S_ISLNK(sb.st_mode) ? DT_LNK : DT_FIFO;
 	}
 	if (type == DT_DIR) {
-		if (kind != NAME_DIR || !names_sendable(name, strlen(name))) {
+		if (kind != NAME_DIR || !kcmd_name_ok(name, strlen(name))) {
 			unknown(k, dir, name, "directory");
 			return;
 		}
@@ -394,7 +395,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 			type == DT_REG ? "file" : "special");
 		return;
 	}
-	if (!names_sendable(name, strlen(name))) {
+	if (!kcmd_name_ok(name, strlen(name))) {
 		k->st.unsendable++;
 		note(k, dir, name, "name no cull command can carry");
 		return;

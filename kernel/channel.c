@@ -11,6 +11,7 @@
 #include "kernel/channel.h"
 #include "config/config.h"
 #include "lib/escape.h"
+#include "lib/kcmd.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -19,7 +20,6 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CMD_MAX 4096		/* the kernel takes at most PAGE_SIZE-1 bytes */
 #define REPLY_MAX (KSTATE_BUF + 16)
 #define BUSY_DELAY_MIN_MS 50
 #define BUSY_DELAY_MAX_MS 1000
@@ -262,7 +261,7 @@ sock_reply(struct kchan *k, char *buf, size_t size)
 static int
 sock_send(struct kchan *k, char op, const char *data, size_t len)
 {
-	char msg[CMD_MAX + 1];
+	char msg[1 + KCMD_MAX];	/* op, command */
 	ssize_t n;
 
 	if (len + 1 > sizeof(msg))
@@ -341,7 +340,7 @@ send_cmd(struct kchan *k, const char *cmd, size_t len)
 int
 kernel_cmd(struct kchan *k, const char *fmt, ...)
 {
-	char cmd[CMD_MAX], shown[201];
+	char cmd[KCMD_MAX + 1], shown[201];
 	va_list ap;
 	int len, r;
 
@@ -390,7 +389,7 @@ config_cmd(struct kchan *k, const char *cmd)
 static int
 config_cmd_arg(struct kchan *k, const char *word, const char *arg)
 {
-	char cmd[CMD_MAX];
+	char cmd[KCMD_MAX + 1];
 
 	if (snprintf_checked(cmd, sizeof(cmd), "%s %s", word, arg) == -1) {
 		log_warnx("%s: argument too long for the kernel (%zu bytes)", word,
@@ -470,24 +469,12 @@ probe_dead(struct kchan *k)
 		k->dead = 1;
 }
 
-/* Names the kernel would misread: empty, ".", "..", with '/', leading space or newline. */
-static int
-name_ok(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (len == 0 || len > NAME_MAX || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0 || isspace((unsigned char)name[0]))
-		return 0;
-	return strchr(name, '/') == NULL && strchr(name, '\n') == NULL;
-}
-
 static int
 name_cmd(struct kchan *k, const char *word, const char *name)
 {
 	int r;
 
-	if (!name_ok(name))
+	if (!kcmd_name_ok(name, strlen(name)))
 		return -EINVAL;
 	r = kernel_cmd(k, "%s %s", word, name);
 	if (r == -EIO)

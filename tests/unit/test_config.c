@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "lib/kcmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -419,19 +420,19 @@ test_long_value_quoted(void **state)
 static void
 test_lengths(void **state)
 {
-	size_t size = 3 * CFG_LINE_MAX + PATH_MAX + 64;
+	size_t size = 3 * KCMD_MAX + PATH_MAX + 64;
 	char *text = malloc(size), *p, want[64];
 	struct config cfg;
 
 	(void)state;
 	assert_non_null(text);
-	/* A line of exactly CFG_LINE_MAX bytes is fine, one more is not. */
+	/* A line of exactly KCMD_MAX bytes is fine, one more is not. */
 	p = text + sprintf(text, "dir /c\n#");
-	memset(p, 'x', CFG_LINE_MAX - 1);
-	strcpy(p + CFG_LINE_MAX - 1, "\n#");
-	p += CFG_LINE_MAX + 1;
-	memset(p, 'y', CFG_LINE_MAX);
-	strcpy(p + CFG_LINE_MAX, "\nbrun 8%\n");
+	memset(p, 'x', KCMD_MAX - 1);
+	strcpy(p + KCMD_MAX - 1, "\n#");
+	p += KCMD_MAX + 1;
+	memset(p, 'y', KCMD_MAX);
+	strcpy(p + KCMD_MAX, "\nbrun 8%\n");
 	assert_int_equal(parse(&cfg, text), 1);
 	assert_string_equal(errs[0], "t.conf:3: line is longer than 4095 bytes");
 	assert_int_equal(cfg.limit[LIM_BRUN], 8);

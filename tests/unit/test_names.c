@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_names.c: which entries are data objects, which directories the
- * walker enters, and which names a "cull NAME" command can carry.
+ * test_names.c: which entries are data objects and which directories the
+ * walker enters (which names a command can carry: test_kcmd.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +10,6 @@
 #include <cmocka.h>
 
 #include "cull/names.h"
-
-#include <limits.h>
-#include <string.h>
 
 static void
 test_kinds(void **state)
@@ -35,43 +32,11 @@ test_kinds(void **state)
 	assert_int_equal(names_kind(".hidden"), NAME_OTHER);
 }
 
-static int
-ok(const char *s)
-{
-	return names_sendable(s, strlen(s));
-}
-
-static void
-test_sendable(void **state)
-{
-	char big[NAME_MAX + 2];
-
-	(void)state;
-	assert_true(ok("Dabc"));
-	assert_true(ok("Dtrailing space "));
-	assert_false(ok(""));
-	assert_false(ok("."));
-	assert_false(ok(".."));
-	assert_false(ok("D/x"));
-	assert_false(ok("Dline\nbreak"));
-	assert_false(ok(" Dleading"));
-	assert_false(ok("\tDtab"));
-	memset(big, 'D', sizeof(big));
-	big[NAME_MAX] = '\0';
-	assert_true(ok(big));
-	big[NAME_MAX] = 'x';
-	big[NAME_MAX + 1] = '\0';
-	assert_false(ok(big));
-	/* An embedded NUL inside the given length is refused too. */
-	assert_false(names_sendable("D\0x", 3));
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_sendable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
