@@ -54,7 +54,7 @@ KERNEL_SRCS := kernel/channel.c
 CULL_SRCS   := cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c
-LIB_SRCS    := lib/escape.c lib/kcmd.c lib/log.c lib/util.c
+LIB_SRCS    := lib/escape.c lib/kcmd.c lib/log.c lib/mountid.c lib/util.c
 
 COMPONENTS := daemon kernel cull config lib
 MOD_SRCS   := $(DAEMON_SRCS) $(KERNEL_SRCS) $(CULL_SRCS) $(CONFIG_SRCS) $(LIB_SRCS)

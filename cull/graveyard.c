@@ -12,6 +12,7 @@
  */
 #include "cull/graveyard.h"
 #include "lib/escape.h"
+#include "lib/mountid.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -45,18 +46,6 @@ struct graveyard {
 	unsigned long long pass_removed, pass_failed, seq;
 	struct graveyard_stats stats;
 };
-
-/* The mount an open descriptor lies on, or 0 when the kernel cannot say (< 5.8). */
-static uint64_t
-mount_id(int fd)
-{
-	struct statx stx;
-
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == -1 ||
-	    !(stx.stx_mask & STATX_MNT_ID))
-		return 0;
-	return stx.stx_mnt_id;
-}
 
 static void
 fail(struct graveyard *g, const char *what, const char *name)
@@ -111,7 +100,7 @@ graveyard_open(int parentfd, const char *name)
 	g = xcalloc(1, sizeof(*g));
 	g->fd = fd;
 	g->dev = sb.st_dev;
-	g->mnt_id = mount_id(fd);
+	mount_id(fd, &g->mnt_id);
 	watch(g);
 	return g;
 }
@@ -231,6 +220,7 @@ static void
 descend(struct graveyard *g, const char *name)
 {
 	struct stat sb;
+	uint64_t mnt;
 	int fd;
 
 	if (g->depth == GRAVEYARD_DEPTH) {
@@ -252,7 +242,7 @@ descend(struct graveyard *g, const char *name)
 		return;
 	}
 	if (fstat(fd, &sb) == -1 || sb.st_dev != g->dev ||
-	    (g->mnt_id != 0 && mount_id(fd) != g->mnt_id)) {
+	    (g->mnt_id != 0 && (!mount_id(fd, &mnt) || mnt != g->mnt_id))) {
 		/* A mount point (a bind mount of this filesystem too): not ours. */
 		errno = EXDEV;
 		fail(g, "descend into", name);

@@ -11,6 +11,7 @@
 #include "cull/names.h"
 #include "lib/escape.h"
 #include "lib/kcmd.h"
+#include "lib/mountid.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,22 +90,20 @@ cancelled(const struct walk *w)
 	return w->opt->cancel && *w->opt->cancel;
 }
 
-/* Identity of the mount a descriptor is on: (dev, mount id if known). */
+/* Identity of the mount a directory descriptor is on: (dev, mount id if known). */
 static int
 fd_mount(int fd, dev_t *dev, uint64_t *mnt, int *has_mnt)
 {
-	struct statx stx;
+	struct stat sb;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-	    STATX_TYPE | STATX_MNT_ID, &stx) < 0)
+	if (fstat(fd, &sb) < 0)
 		return -1;
-	if (!S_ISDIR(stx.stx_mode)) {
+	if (!S_ISDIR(sb.st_mode)) {
 		errno = ENOTDIR;
 		return -1;
 	}
-	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	*has_mnt = (stx.stx_mask & STATX_MNT_ID) != 0;
-	*mnt = stx.stx_mnt_id;
+	*dev = sb.st_dev;
+	*has_mnt = mount_id(fd, mnt);
 	return 0;
 }
 
