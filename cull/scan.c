@@ -681,12 +681,6 @@ scan_ndirs(const struct scan_result *r)
 }
 
 size_t
-scan_bytes_per_cand(void)
-{
-	return sizeof(struct cand);
-}
-
-size_t
 scan_table_bytes(const struct scan_result *r)
 {
 	return r->heap.cap * sizeof(struct cand) + r->dirs_cap * sizeof(struct sdir) +
