@@ -22,7 +22,8 @@ DESTDIR    ?=
 PKGS       := libevent libcap libattr libsystemd
 CC         ?= cc
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
-              -Wmissing-prototypes -Wpointer-arith -Wundef
+              -Wmissing-prototypes -Wpointer-arith -Wundef \
+              -Wmissing-declarations -Wcast-qual -Wwrite-strings
 CFLAGS     ?= -O2 -g
 CPPFLAGS   += -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -I.
 ifeq ($(WERROR),1)

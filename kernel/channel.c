@@ -58,7 +58,8 @@ sleep_ms(unsigned ms)
 static void
 run_modprobe(void)
 {
-	static char *const argv[] = { "modprobe", "-q", "cachefiles", NULL };
+	static char arg0[] = "modprobe", arg1[] = "-q", arg2[] = "cachefiles";
+	char *const argv[] = { arg0, arg1, arg2, NULL };	/* execv() wants char * */
 	int status;
 	pid_t pid;
 
