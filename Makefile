@@ -22,7 +22,8 @@ DESTDIR    ?=
 PKGS       := libevent libcap libattr libsystemd
 CC         ?= cc
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
-              -Wmissing-prototypes -Wpointer-arith -Wundef
+              -Wmissing-prototypes -Wpointer-arith -Wundef \
+              -Wmissing-declarations -Wcast-qual -Wwrite-strings
 CFLAGS     ?= -O2 -g
 CPPFLAGS   += -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -I.
 ifeq ($(WERROR),1)
@@ -56,7 +57,7 @@ KERNEL_SRCS := kernel/channel.c kernel/device.c
 CULL_SRCS   := cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c
-LIB_SRCS    := lib/log.c lib/util.c
+LIB_SRCS    := lib/escape.c lib/kcmd.c lib/log.c lib/mountid.c lib/util.c
 
 COMPONENTS := daemon kernel cull config lib
 MOD_SRCS   := $(DAEMON_SRCS) $(KERNEL_SRCS) $(CULL_SRCS) $(CONFIG_SRCS) $(LIB_SRCS)

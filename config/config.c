@@ -9,9 +9,10 @@
  * ever sent to it.  The table below is the only list of directives.
  */
 #include "config/config.h"
+#include "lib/escape.h"
+#include "lib/kcmd.h"
 #include "lib/util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -169,21 +170,17 @@ warn_at(struct parse *p, unsigned line, const char *fmt, ...)
 }
 
 /*
- * A value quoted in a message: bounded, and with control bytes replaced,
- * since it comes from the file and goes to a terminal or the journal.
+ * A value quoted in a message: escaped, since it comes from the file and
+ * goes to a terminal or the journal, and cut after SHOW_MAX bytes, marked
+ * "...".  buf holds at least 4 bytes.
  */
 static const char *
 show(const char *s, char *buf, size_t size)
 {
-	size_t i;
+	size_t room = size - 3 < SHOW_MAX + 1 ? size - 3 : SHOW_MAX + 1;
 
-	for (i = 0; s[i] != '\0' && i < SHOW_MAX && i + 4 < size; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i] != '\0' && i + 4 <= size) {
-		memcpy(buf + i, "...", 3);
-		i += 3;
-	}
-	buf[i] = '\0';
+	if (s[escape_text(s, buf, room)] != '\0')
+		strcat(buf, "...");
 	return buf;
 }
 
@@ -567,11 +564,11 @@ parse_directive(struct parse *p, unsigned line, char *word)
 static void
 parse_line(struct parse *p, unsigned line, const char *s, size_t n)
 {
-	char buf[CFG_LINE_MAX + 1];
+	char buf[KCMD_MAX + 1];	/* a line becomes at most one command */
 	char *start, *end;
 
-	if (n > CFG_LINE_MAX) {
-		error_at(p, line, "line is longer than %d bytes", CFG_LINE_MAX);
+	if (n > KCMD_MAX) {
+		error_at(p, line, "line is longer than %d bytes", KCMD_MAX);
 		return;
 	}
 	if (memchr(s, '\0', n) != NULL) {

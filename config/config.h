@@ -16,7 +16,6 @@
 #include <stdio.h>
 
 #define CFG_DEFAULT_PATH "/etc/cachefilesd.conf"
-#define CFG_LINE_MAX 4095	/* the kernel takes at most PAGE_SIZE-1 bytes a command */
 #define CFG_TAG_MAX 256
 #define CFG_SECCTX_MAX 1024
 #define CFG_DIR_MAX (PATH_MAX - 10)	/* dir must be shorter: room for "/graveyard" */

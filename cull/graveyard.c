@@ -11,6 +11,8 @@
  * nothing ends the work until inotify reports a new arrival.
  */
 #include "cull/graveyard.h"
+#include "lib/escape.h"
+#include "lib/mountid.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -45,38 +47,14 @@ struct graveyard {
 	struct graveyard_stats stats;
 };
 
-/* The mount an open descriptor lies on, or 0 when the kernel cannot say (< 5.8). */
-static uint64_t
-mount_id(int fd)
-{
-	struct statx stx;
-
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == -1 ||
-	    !(stx.stx_mask & STATX_MNT_ID))
-		return 0;
-	return stx.stx_mnt_id;
-}
-
-/* A name fit for the log: control characters (a forged line) become '?'. */
-static const char *
-printable(const char *name, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < size && name[i] != '\0'; i++)
-		buf[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
-	buf[i] = '\0';
-	return buf;
-}
-
 static void
 fail(struct graveyard *g, const char *what, const char *name)
 {
-	char buf[NAME_MAX + 1];
+	char buf[ESCAPE_SIZE(NAME_MAX)];
 
 	g->stats.failed++;
 	if (++g->pass_failed <= FAILURES_SHOWN)
-		log_warn("graveyard: %s %s", what, printable(name, buf, sizeof(buf)));
+		log_warn("graveyard: %s %s", what, escaped(name, buf, sizeof(buf)));
 }
 
 static void
@@ -122,7 +100,7 @@ graveyard_open(int parentfd, const char *name)
 	g = xcalloc(1, sizeof(*g));
 	g->fd = fd;
 	g->dev = sb.st_dev;
-	g->mnt_id = mount_id(fd);
+	mount_id(fd, &g->mnt_id);
 	watch(g);
 	return g;
 }
@@ -210,19 +188,19 @@ top_fd(const struct graveyard *g)
 static void
 removed(struct graveyard *g, const char *what, const char *name)
 {
-	char buf[NAME_MAX + 1];
+	char buf[ESCAPE_SIZE(NAME_MAX)];
 
 	g->stats.removed++;
 	g->pass_removed++;
 	if (log_get_debug() >= 2)
-		log_debug(2, "graveyard: removed %s %s", what, printable(name, buf, sizeof(buf)));
+		log_debug(2, "graveyard: removed %s %s", what, escaped(name, buf, sizeof(buf)));
 }
 
 /* A subtree deeper than the stack: move it to the top level for a later pass. */
 static void
 move_up(struct graveyard *g, const char *name)
 {
-	char dst[64], buf[NAME_MAX + 1];
+	char dst[64], buf[ESCAPE_SIZE(NAME_MAX)];
 
 	snprintf(dst, sizeof(dst), "deep.%ld.%llu", (long)getpid(), ++g->seq);
 	if (renameat2(top_fd(g), name, g->fd, dst, RENAME_NOREPLACE) == -1) {
@@ -233,7 +211,7 @@ move_up(struct graveyard *g, const char *name)
 	g->stats.moved++;
 	g->pass_removed++;	/* progress: a later pass will see it */
 	log_debug(1, "graveyard: moved %s up as %s (deeper than %d)",
-		  printable(name, buf, sizeof(buf)), dst,
+		  escaped(name, buf, sizeof(buf)), dst,
 		  GRAVEYARD_DEPTH);
 }
 
@@ -242,6 +220,7 @@ static void
 descend(struct graveyard *g, const char *name)
 {
 	struct stat sb;
+	uint64_t mnt;
 	int fd;
 
 	if (g->depth == GRAVEYARD_DEPTH) {
@@ -263,7 +242,7 @@ descend(struct graveyard *g, const char *name)
 		return;
 	}
 	if (fstat(fd, &sb) == -1 || sb.st_dev != g->dev ||
-	    (g->mnt_id != 0 && mount_id(fd) != g->mnt_id)) {
+	    (g->mnt_id != 0 && (!mount_id(fd, &mnt) || mnt != g->mnt_id))) {
 		/* A mount point (a bind mount of this filesystem too): not ours. */
 		errno = EXDEV;
 		fail(g, "descend into", name);

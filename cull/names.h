@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * names.h: what an entry of the cache tree is, judged by its name, and
- * whether a name can be sent to the kernel in a "cull NAME" command.
+ * names.h: what an entry of the cache tree is, judged by its name.  Whether
+ * a name can be sent in a "cull NAME" command is lib/kcmd.h's rule.
  *
  * Layouts (kernel-interface reference, section 5): since 5.17 data objects
  * live in cache/I<volume>/@xx/ and are named D, E, S or T followed by the
@@ -14,7 +14,6 @@
 #include <stddef.h>
 
 #define NAMES_MAX_DEPTH 32	/* deepest directory below cache/ we enter */
-#define NAMES_CMD_MAX 4095	/* the kernel's limit on one command */
 
 enum name_kind {
 	NAME_DATA,	/* D, E, S, T: a data object if it is a regular file */
@@ -23,13 +22,5 @@ enum name_kind {
 };
 
 enum name_kind names_kind(const char *name);
-/*
- * Copy s into out (size len, NUL-terminated, truncated if need be) with
- * control bytes, backslash and bytes >= 0x7f written as \ooo, so that a
- * file name cannot forge or break a log line.
- */
-void names_escape(const char *s, char *out, size_t len);
-/* Can "cull NAME" be sent as one command naming exactly this entry? */
-int names_sendable(const char *name, size_t len);
 
 #endif

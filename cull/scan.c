@@ -9,6 +9,9 @@
  */
 #include "cull/scan.h"
 #include "cull/names.h"
+#include "lib/escape.h"
+#include "lib/kcmd.h"
+#include "lib/mountid.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -20,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,22 +90,20 @@ cancelled(const struct walk *w)
 	return w->opt->cancel && atomic_load_explicit(w->opt->cancel, memory_order_relaxed);
 }
 
-/* Identity of the mount a descriptor is on: (dev, mount id if known). */
+/* Identity of the mount a directory descriptor is on: (dev, mount id if known). */
 static int
 fd_mount(int fd, dev_t *dev, uint64_t *mnt, int *has_mnt)
 {
-	struct statx stx;
+	struct stat sb;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-	    STATX_TYPE | STATX_MNT_ID, &stx) < 0)
+	if (fstat(fd, &sb) < 0)
 		return -1;
-	if (!S_ISDIR(stx.stx_mode)) {
+	if (!S_ISDIR(sb.st_mode)) {
 		errno = ENOTDIR;
 		return -1;
 	}
-	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	*has_mnt = (stx.stx_mask & STATX_MNT_ID) != 0;
-	*mnt = stx.stx_mnt_id;
+	*dev = sb.st_dev;
+	*has_mnt = mount_id(fd, mnt);
 	return 0;
 }
 
@@ -270,7 +270,7 @@ sample(struct worker *k, uint32_t dir, const char *name, const char *what)
 	if (scan_dir_path(w->r, dir, path, sizeof(path)) < 0)
 		path[0] = '\0';
 	snprintf(raw, sizeof(raw), "%s%s%s", path, path[0] && name[0] ? "/" : "", name);
-	names_escape(raw, esc, sizeof(esc) - 32);
+	escape_text(raw, esc, sizeof(esc) - 32);
 	/* Truncation is fine: a sample names the entry for a human. */
 	if (snprintf(st->samples[st->nsamples++], SCAN_SAMPLE_LEN, "%s (%s)", esc,
 		     what) >= SCAN_SAMPLE_LEN)
@@ -373,7 +373,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 		    S_ISLNK(sb.st_mode) ? DT_LNK : DT_FIFO;
 	}
 	if (type == DT_DIR) {
-		if (kind != NAME_DIR || !names_sendable(name, strlen(name))) {
+		if (kind != NAME_DIR || !kcmd_name_ok(name, strlen(name))) {
 			unknown(k, dir, name, "directory");
 			return;
 		}
@@ -393,7 +393,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 			type == DT_REG ? "file" : "special");
 		return;
 	}
-	if (!names_sendable(name, strlen(name))) {
+	if (!kcmd_name_ok(name, strlen(name))) {
 		k->st.unsendable++;
 		note(k, dir, name, "name no cull command can carry");
 		return;
@@ -678,12 +678,6 @@ size_t
 scan_ndirs(const struct scan_result *r)
 {
 	return r->ndirs;
-}
-
-size_t
-scan_bytes_per_cand(void)
-{
-	return sizeof(struct cand);
 }
 
 size_t

@@ -86,8 +86,6 @@ int scan_dir_path(const struct scan_result *r, uint32_t dir, char *buf, size_t l
  */
 int scan_open_dir(const struct scan_result *r, int rootfd, uint32_t dir);
 
-/* Bytes of memory the candidate table uses for each candidate. */
-size_t scan_bytes_per_cand(void);
 /* Bytes the result holds: candidate array, directory table, names, volumes. */
 size_t scan_table_bytes(const struct scan_result *r);
 

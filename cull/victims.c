@@ -13,6 +13,7 @@
 #include "cull/heap.h"
 #include "cull/names.h"
 #include "cull/scan.h"
+#include "lib/kcmd.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -182,7 +183,7 @@ match(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
 		if (pos < vs->cur || vs->names[slot] != 0 || c->dir != dir ||
 		    cand_ino(c) != ino)
 			continue;
-		if (names_kind(name) == NAME_DATA && names_sendable(name, strlen(name)))
+		if (names_kind(name) == NAME_DATA && kcmd_name_ok(name, strlen(name)))
 			set_name(vs, slot, name);
 		return;
 	}

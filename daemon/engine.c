@@ -21,6 +21,7 @@
 #include "cull/target.h"
 #include "cull/victims.h"
 #include "kernel/channel.h"
+#include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -368,10 +369,10 @@ take_table(struct engine *e)
 static int
 cull_one(struct engine *e, const struct victim *v, int keep_busy)
 {
-	char name[NAME_MAX * 4 + 1];
+	char name[ESCAPE_SIZE(NAME_MAX)];
 	int err;
 
-	names_escape(v->name, name, sizeof(name));
+	escape_text(v->name, name, sizeof(name));
 	/* The kernel resolves the name in our cwd: it must still be inside DIR/cache. */
 	if (!victims_in_place(e->vs, v)) {
 		log_debug(1, "%s: its directory moved since it was opened; not culled", name);

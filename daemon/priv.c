@@ -3,7 +3,9 @@
  * priv.c: capability drop with libcap, in one function, every step checked.
  */
 #include "daemon/priv.h"
+#include "lib/escape.h"
 #include "lib/log.h"
+#include "lib/mountid.h"
 
 #include <sys/capability.h>
 #include <sys/prctl.h>
@@ -41,16 +43,10 @@ path_push(struct owner_walk *w, const char *name)
 	size_t old = w->len;
 	int n = snprintf(w->path + old, sizeof(w->path) - old, "%s%s", old ? "/" : "", name);
 
-	size_t i;
-
 	if (n > 0 && (size_t)n < sizeof(w->path) - old)
 		w->len += (size_t)n;
 	else
 		w->path[old] = '\0';
-	/* A name is not trusted with the log: no control characters. */
-	for (i = old; i < w->len; i++)
-		if ((unsigned char)w->path[i] < 0x20 || w->path[i] == 0x7f)
-			w->path[i] = '?';
 	return old;
 }
 
@@ -91,6 +87,7 @@ walk_dirs(struct owner_walk *w, int fd, int depth)
 	enum owners r = OWN_ALL;
 	struct dirent *de;
 	struct statx sx;
+	uint64_t mnt;
 	DIR *d;
 
 	if ((d = fdopendir(fd)) == NULL) {
@@ -106,9 +103,12 @@ walk_dirs(struct owner_walk *w, int fd, int depth)
 		    strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (statx(dirfd(d), de->d_name, AT_SYMLINK_NOFOLLOW,
-			  STATX_TYPE | STATX_UID | STATX_NLINK | STATX_MNT_ID, &sx) == -1 ||
-		    !S_ISDIR(sx.stx_mode) || makedev(sx.stx_dev_major, sx.stx_dev_minor) != w->dev ||
-		    ((sx.stx_mask & STATX_MNT_ID) && w->mnt_id != 0 && sx.stx_mnt_id != w->mnt_id))
+			  STATX_TYPE | STATX_UID | STATX_NLINK, &sx) == -1 ||
+		    !S_ISDIR(sx.stx_mode) || makedev(sx.stx_dev_major, sx.stx_dev_minor) != w->dev)
+			continue;
+		/* Another mount is not the scan's; when either id is unknown, cannot tell. */
+		if (w->mnt_id != 0 && mount_id_at(dirfd(d), de->d_name, &mnt) &&
+		    mnt != w->mnt_id)
 			continue;
 		if (sx.stx_uid != w->me) {
 			path_push(w, de->d_name);
@@ -154,8 +154,8 @@ static enum owners
 tree_owners(int cachefd, int gravefd)
 {
 	struct owner_walk w = { .me = geteuid() };
+	char shown[1024];	/* w.path escaped: it is not trusted with the log */
 	struct stat a, b, r;
-	struct statx sx;
 	enum owners o;
 
 	if (fstat(cachefd, &a) == -1 || fstat(gravefd, &b) == -1 ||
@@ -164,9 +164,7 @@ tree_owners(int cachefd, int gravefd)
 		return OWN_UNCHECKED;
 	}
 	w.dev = a.st_dev;
-	if (statx(cachefd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) == 0 &&
-	    (sx.stx_mask & STATX_MNT_ID))
-		w.mnt_id = sx.stx_mnt_id;
+	mount_id(cachefd, &w.mnt_id);
 	if ((o = top_owner(&w, &r, ".")) == OWN_ALL &&
 	    (o = top_owner(&w, &a, "cache")) == OWN_ALL &&
 	    (o = top_owner(&w, &b, "graveyard")) == OWN_ALL &&
@@ -176,7 +174,8 @@ tree_owners(int cachefd, int gravefd)
 	if (o == OWN_FOREIGN)
 		log_info("%s%s belongs to uid %lu, not to the daemon: the scan needs the DAC capabilities",
 			 strcmp(w.path, ".") == 0 ? "the cache root" : "cache root/",
-			 strcmp(w.path, ".") == 0 ? "" : w.path, (unsigned long)w.foreign_uid);
+			 strcmp(w.path, ".") == 0 ? "" : escaped(w.path, shown, sizeof(shown)),
+			 (unsigned long)w.foreign_uid);
 	return o;
 }
 

@@ -11,12 +11,13 @@
 #include "kernel/channel.h"
 #include "kernel/transport.h"
 #include "config/config.h"
+#include "lib/escape.h"
+#include "lib/kcmd.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
 #include <sys/stat.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -26,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CMD_MAX 4096		/* the kernel takes at most PAGE_SIZE-1 bytes */
 #define BUSY_DELAY_MIN_MS 50
 #define BUSY_DELAY_MAX_MS 1000
 #define HEX_DIGITS_MAX 16
@@ -129,7 +129,7 @@ kernel_dead(const struct kchan *k)
 int
 kernel_cmd(struct kchan *k, const char *fmt, ...)
 {
-	char cmd[CMD_MAX];
+	char cmd[KCMD_MAX + 1], shown[201];
 	va_list ap;
 	int len, r;
 
@@ -143,8 +143,9 @@ kernel_cmd(struct kchan *k, const char *fmt, ...)
 		r = -EINVAL;
 	else
 		r = k->t->write(k->conn, cmd, (size_t)len);
-	log_debug(3, "kernel: \"%.*s\" -> %s", len > 200 ? 200 : len, cmd,
-		  r == 0 ? "ok" : strerror(-r));
+	if (log_get_debug() >= 3)
+		log_debug(3, "kernel: \"%s\" -> %s", len < 0 ? "" : escaped(cmd, shown, sizeof(shown)),
+			  r == 0 ? "ok" : strerror(-r));
 	return r;
 }
 
@@ -177,7 +178,7 @@ config_cmd(struct kchan *k, const char *cmd)
 static int
 config_cmd_arg(struct kchan *k, const char *word, const char *arg)
 {
-	char cmd[CMD_MAX];
+	char cmd[KCMD_MAX + 1];
 
 	if (snprintf_checked(cmd, sizeof(cmd), "%s %s", word, arg) == -1) {
 		log_warnx("%s: argument too long for the kernel (%zu bytes)", word,
@@ -267,24 +268,12 @@ probe_dead(struct kchan *k)
 		k->dead = 1;
 }
 
-/* Names the kernel would misread: empty, ".", "..", with '/', leading space or newline. */
-static int
-name_ok(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (len == 0 || len > NAME_MAX || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0 || isspace((unsigned char)name[0]))
-		return 0;
-	return strchr(name, '/') == NULL && strchr(name, '\n') == NULL;
-}
-
 static int
 name_cmd(struct kchan *k, const char *word, const char *name)
 {
 	int r;
 
-	if (!name_ok(name))
+	if (!kcmd_name_ok(name, strlen(name)))
 		return -EINVAL;
 	r = kernel_cmd(k, "%s %s", word, name);
 	if (r == -EIO)
@@ -309,7 +298,7 @@ kernel_inuse(struct kchan *k, const char *name)
 int
 kernel_read_state(struct kchan *k, struct kstate *st)
 {
-	char buf[KSTATE_BUF];
+	char buf[KSTATE_BUF], shown[201];
 	ssize_t n;
 
 	n = k->t->read(k->conn, buf, sizeof(buf));
@@ -317,10 +306,14 @@ kernel_read_state(struct kchan *k, struct kstate *st)
 		return (int)n;
 	if (n == 0)
 		return -ENODATA;
-	log_debug(3, "kernel state: %.*s", (int)n, buf);
 	if (kstate_parse(buf, (size_t)n, st) == -1) {
-		log_warnx("kernel state line malformed: \"%.*s\"", (int)(n > 200 ? 200 : n), buf);
+		buf[n < (ssize_t)sizeof(buf) ? n : (ssize_t)sizeof(buf) - 1] = '\0';
+		log_warnx("kernel state line malformed: \"%s\"", escaped(buf, shown, sizeof(shown)));
 		return -EBADMSG;
+	}
+	if (log_get_debug() >= 3) {
+		buf[n < (ssize_t)sizeof(buf) ? n : (ssize_t)sizeof(buf) - 1] = '\0';
+		log_debug(3, "kernel state: %s", escaped(buf, shown, sizeof(shown)));
 	}
 	return 0;
 }

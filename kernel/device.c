@@ -47,13 +47,15 @@ dev_open(const char *path)
 static const char *const modprobe_paths[] = {
 	"/sbin/modprobe", "/usr/sbin/modprobe", "/bin/modprobe", "/usr/bin/modprobe",
 };
-static char *const modprobe_env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+static char modprobe_path_env[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+static char *const modprobe_env[] = { modprobe_path_env, NULL };
 
 /* Run "modprobe cachefiles" once and wait for it; its result only matters through the retry. */
 static int
 dev_load(const char *path)
 {
-	static char *const argv[] = { "modprobe", "-q", "cachefiles", NULL };
+	static char arg0[] = "modprobe", arg1[] = "-q", arg2[] = "cachefiles";
+	char *const argv[] = { arg0, arg1, arg2, NULL };	/* execve() wants char * */
 	int status;
 	pid_t pid;
 

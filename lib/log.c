@@ -36,12 +36,6 @@ log_init(const char *ident, int to_stderr, int debug_level)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
-void
-log_set_debug(int debug_level)
-{
-	log_debug_level = debug_level;
-}
-
 int
 log_get_debug(void)
 {

@@ -20,7 +20,6 @@
 #define LOG_FMT(a, b) __attribute__((format(printf, a, b)))
 
 void log_init(const char *ident, int to_stderr, int debug_level);
-void log_set_debug(int debug_level);
 int log_get_debug(void);
 
 void log_warn(const char *fmt, ...) LOG_FMT(1, 2);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "lib/kcmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,7 +264,7 @@ test_error_messages(void **state)
 	} cases[] = {
 		{ "dir /c\nfoo 1\n", "t.conf:2: unknown directive 'foo'" },
 		{ "dir /c\nBRUN 10%\n", "t.conf:2: unknown directive 'BRUN'" },
-		{ "dir /c\nfoo\x01\n", "t.conf:2: unknown directive 'foo?'" },
+		{ "dir /c\nfoo\x01\n", "t.conf:2: unknown directive 'foo\\001'" },
 		{ "dir /c\nbind\n", "t.conf:2: 'bind' is not allowed in the "
 		  "configuration: cachefilesd binds the cache itself" },
 		{ "dir /c\ntag a\n\ntag b\n", "t.conf:4: 'tag' already given at line 2" },
@@ -276,11 +277,11 @@ test_error_messages(void **state)
 		{ "dir /c\nresume_thresholds\n", "t.conf:2: 'resume_thresholds' needs "
 		  "an argument: resume_thresholds BLOCKS|- FILES|-" },
 		{ "dir var/cache\n", "t.conf:1: dir: 'var/cache' is not an absolute path" },
-		{ "dir /a\rb\n", "t.conf:1: dir: control character 0x0d in '/a?b'" },
+		{ "dir /a\rb\n", "t.conf:1: dir: control character 0x0d in '/a\\015b'" },
 		{ "dir /c\ntag a\x1b[0m\n", "t.conf:2: tag: control character 0x1b in "
-		  "'a?[0m'" },
+		  "'a\\033[0m'" },
 		{ "dir /c\nsecctx x\x7f\n", "t.conf:2: secctx: control character 0x7f "
-		  "in 'x?'" },
+		  "in 'x\\177'" },
 		{ "dir /c\nbrun 10\n", "t.conf:2: brun: '10' is not a percentage: a "
 		  "whole number followed by %" },
 		{ "dir /c\nbcull %\n", "t.conf:2: bcull: '%' is not a percentage: a "
@@ -419,19 +420,19 @@ test_long_value_quoted(void **state)
 static void
 test_lengths(void **state)
 {
-	size_t size = 3 * CFG_LINE_MAX + PATH_MAX + 64;
+	size_t size = 3 * KCMD_MAX + PATH_MAX + 64;
 	char *text = malloc(size), *p, want[64];
 	struct config cfg;
 
 	(void)state;
 	assert_non_null(text);
-	/* A line of exactly CFG_LINE_MAX bytes is fine, one more is not. */
+	/* A line of exactly KCMD_MAX bytes is fine, one more is not. */
 	p = text + sprintf(text, "dir /c\n#");
-	memset(p, 'x', CFG_LINE_MAX - 1);
-	strcpy(p + CFG_LINE_MAX - 1, "\n#");
-	p += CFG_LINE_MAX + 1;
-	memset(p, 'y', CFG_LINE_MAX);
-	strcpy(p + CFG_LINE_MAX, "\nbrun 8%\n");
+	memset(p, 'x', KCMD_MAX - 1);
+	strcpy(p + KCMD_MAX - 1, "\n#");
+	p += KCMD_MAX + 1;
+	memset(p, 'y', KCMD_MAX);
+	strcpy(p + KCMD_MAX, "\nbrun 8%\n");
 	assert_int_equal(parse(&cfg, text), 1);
 	assert_string_equal(errs[0], "t.conf:3: line is longer than 4095 bytes");
 	assert_int_equal(cfg.limit[LIM_BRUN], 8);

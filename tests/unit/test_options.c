@@ -24,13 +24,14 @@ static char *err_text;
 static int
 run(struct options *o, ...)
 {
+	static char prog[] = "cachefilesd";
 	char *argv[MAX_ARGS + 2];
 	size_t len = 0;
 	va_list ap;
 	FILE *err;
 	int argc = 0, r;
 
-	argv[argc++] = "cachefilesd";
+	argv[argc++] = prog;
 	va_start(ap, o);
 	while (argc <= MAX_ARGS && (argv[argc] = va_arg(ap, char *)) != NULL)
 		argc++;

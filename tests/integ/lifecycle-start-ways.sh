@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: starting the daemon the ways administrators do.  Detached with an
+# Starting the daemon the ways administrators do.  Detached with an
 # inherited descriptor (daemon(7): a daemon closes what it did not open);
 # relative -f and -p (with -d, so that stderr stays open after detaching);
 # a pid file in a missing directory; -N and nocull

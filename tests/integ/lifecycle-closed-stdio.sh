@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: started with standard input, output and error closed, as some
+# Started with standard input, output and error closed, as some
 # supervisors, boot scripts and udev helpers do.  The device must not end
 # up on descriptor 0, 1 or 2, where detaching points /dev/null (closing the
 # device withdraws the cache) and where -s writes log lines.

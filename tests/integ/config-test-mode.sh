@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: configurations and command lines we did not write, checked with
+# Configurations and command lines we did not write, checked with
 # "cachefilesd -t" (no kernel needed).  Files the historical daemon reads
 # must be read with the same meaning; mistakes give FILE:LINE and status 1;
 # usage errors status 2.  A "dir" that is a symbolic link is refused by the
@@ -10,7 +10,7 @@
 set -u
 . "$TOP/tests/lib.sh"
 CFD=${CACHEFILESD:?}
-T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-review-config.XXXXXX") || exit 1
+T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-config-test-mode.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/cache" "$T/with space"
 ln -s "$T/cache" "$T/link"

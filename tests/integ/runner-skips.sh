@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: tests/run.sh as a packager sees it on a machine where some tests
+# tests/run.sh as a packager sees it on a machine where some tests
 # cannot run (non-root buildd, no QEMU): the closing line counts the skips
 # and the reasons are printed above it.  Runs run.sh on a scratch BUILD
 # directory holding two fake unit programs.
 set -u
 . "$TOP/tests/lib.sh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-review-runner.XXXXXX") || exit 1
+T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-runner-skips.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/tests"
 cat >"$T/tests/test_fake_skip" <<'EOF'

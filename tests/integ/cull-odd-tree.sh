@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: a cache tree we did not write.  Old (pre-5.17) layout objects,
+# A cache tree we did not write.  Old (pre-5.17) layout objects,
 # odd names (blanks, tabs, bytes above 0x7f, '%'), special files and
 # symlinks named like objects, symlinked volume and fan-out directories,
 # an empty volume, an object with an atime in the future, one nested deeper

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: culling while the cache keeps growing.  The first scan's table
+# Culling while the cache keeps growing.  The first scan's table
 # holds every object there was (it is not full); the kernel goes on writing
 # new objects.  When the table runs out after culling made progress and the
 # kernel still asks for culling, the daemon must look again for the objects

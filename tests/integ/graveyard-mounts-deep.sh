@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: the graveyard with trees we did not write.  A bind mount inside
+# The graveyard with trees we did not write.  A bind mount inside
 # DIR/graveyard whose source is on the same filesystem (same st_dev) must not
 # be entered: what lies beyond it is outside the graveyard.  A huge tree and
 # a very deep chain are emptied without blocking bind, READY=1 or SIGTERM.

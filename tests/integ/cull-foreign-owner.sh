@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: a cache tree partly owned by another user.  The daemon runs as
+# A cache tree partly owned by another user.  The daemon runs as
 # root and drops its capabilities after the bind; a fan-out directory deep in
 # the tree that belongs to uid 1000 with mode 0700 cannot be read once the
 # capabilities are dropped (cachefilesd(8) keeps the DAC pair only for

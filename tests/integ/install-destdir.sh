@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review: "make install DESTDIR=..." as a packager runs it.  Works on a
+# "make install DESTDIR=..." as a packager runs it.  Works on a
 # scratch copy of the Makefile, man/ and config/ with the binary under test,
 # so that nothing in the work tree is rebuilt or overwritten.
 set -u
 . "$TOP/tests/lib.sh"
 CFD=${CACHEFILESD:?}
-T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-review-install.XXXXXX") || exit 1
+T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-install-destdir.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/src"
 cp -r "$TOP/Makefile" "$TOP/man" "$TOP/config" "$T/src/"

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_kcmd.c: the kernel's command length and which names a "cull NAME"
+ * command can carry.  Expected values are written out, not computed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "lib/kcmd.h"
+
+#include <string.h>
+
+static int
+ok(const char *s)
+{
+	return kcmd_name_ok(s, strlen(s));
+}
+
+static void
+test_limit(void **state)
+{
+	(void)state;
+	/* PAGE_SIZE - 1 on 4 KiB pages. */
+	assert_int_equal(KCMD_MAX, 4095);
+}
+
+static void
+test_good(void **state)
+{
+	(void)state;
+	assert_true(ok("Dabc"));
+	assert_true(ok("Dtrailing space "));
+	assert_true(ok("D inner\tblank"));
+	assert_true(ok("x"));
+	assert_true(ok("..."));
+	assert_true(ok(".hidden"));
+	assert_true(ok("..x"));
+	assert_true(ok(".h"));
+	assert_true(ok("D."));
+	assert_true(ok("D\x01\x7f\xe9"));	/* other bytes are the kernel's business */
+	/* Only len bytes count. */
+	assert_true(kcmd_name_ok("Dabc/def", 4));
+}
+
+static void
+test_bad(void **state)
+{
+	(void)state;
+	assert_false(ok(""));
+	assert_false(ok("."));
+	assert_false(ok(".."));
+	assert_false(ok("D/x"));
+	assert_false(ok("/"));
+	assert_false(ok("Dline\nbreak"));
+	assert_false(ok("Dends\n"));
+	assert_false(ok(" Dleading"));
+	assert_false(ok("\tDtab"));
+	assert_false(ok("\nD"));
+	assert_false(ok("\vD"));
+	assert_false(ok("\fD"));
+	assert_false(ok("\rD"));
+	/* An embedded NUL inside the given length. */
+	assert_false(kcmd_name_ok("D\0x", 3));
+	assert_false(kcmd_name_ok("..\0", 3));
+	/* "." and ".." as the first len bytes. */
+	assert_false(kcmd_name_ok("..", 1));
+	assert_false(kcmd_name_ok(".x", 1));
+	assert_false(kcmd_name_ok("..x", 2));
+}
+
+static void
+test_length(void **state)
+{
+	char big[300];
+
+	(void)state;
+	/* NAME_MAX is 255 on Linux: 255 bytes go, 256 do not. */
+	memset(big, 'D', sizeof(big));
+	big[255] = '\0';
+	assert_true(ok(big));
+	big[255] = 'x';
+	big[256] = '\0';
+	assert_false(ok(big));
+	assert_false(kcmd_name_ok(big, 4091));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_length),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
