@@ -54,10 +54,10 @@ DAEMON_SRCS := daemon/checkenv.c daemon/daemon.c daemon/engine.c daemon/engine_f
                daemon/goal.c daemon/notify.c daemon/status.c \
                daemon/options.c daemon/pidfile.c daemon/priv.c
 KERNEL_SRCS := kernel/channel.c kernel/device.c
-CULL_SRCS   := cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
+CULL_SRCS   := cull/control.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c
-LIB_SRCS    := lib/escape.c lib/kcmd.c lib/log.c lib/mountid.c lib/util.c
+LIB_SRCS    := lib/escape.c lib/json.c lib/kcmd.c lib/log.c lib/mountid.c lib/util.c
 
 COMPONENTS := daemon kernel cull config lib
 MOD_SRCS   := $(DAEMON_SRCS) $(KERNEL_SRCS) $(CULL_SRCS) $(CONFIG_SRCS) $(LIB_SRCS)

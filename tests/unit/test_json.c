@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_json.c: the JSON writer against documents written out by hand, names
+ * that are not UTF-8, and the flat reader on what the writer makes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "lib/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char buf[4096];
+
+static FILE *
+mem(void)
+{
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	assert_non_null(f);
+	return f;
+}
+
+static void
+test_document(void **state)
+{
+	struct jw w;
+	FILE *f = mem();
+
+	(void)state;
+	jw_init(&w, f);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "dir", "/var/cache/fscache");
+	jw_bool(&w, "bound", 1);
+	jw_u64(&w, "objects", 18446744073709551615ull);
+	jw_i64(&w, "delta", -3);
+	jw_double(&w, "free_blocks_pct", 12.345, 1);
+	jw_null(&w, "daemon");
+	jw_obj_begin(&w, "limits");
+	jw_u64(&w, "brun", 10);
+	jw_obj_end(&w);
+	jw_arr_begin(&w, "list");
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "path", "Ia/@00/Db");
+	jw_obj_end(&w);
+	jw_u64(&w, NULL, 7);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	fclose(f);
+	assert_string_equal(buf, "{\"dir\":\"/var/cache/fscache\",\"bound\":true,"
+			    "\"objects\":18446744073709551615,\"delta\":-3,"
+			    "\"free_blocks_pct\":12.3,\"daemon\":null,\"limits\":{\"brun\":10},"
+			    "\"list\":[{\"path\":\"Ia/@00/Db\"},7]}");
+}
+
+static void
+test_strings(void **state)
+{
+	struct jw w;
+	FILE *f = mem();
+
+	(void)state;
+	jw_init(&w, f);
+	jw_arr_begin(&w, NULL);
+	jw_str(&w, NULL, "caf\xc3\xa9 \xe2\x82\xac");	/* valid UTF-8 passes */
+	jw_str(&w, NULL, "a\"b\\c\nd\te\x01");
+	jw_str(&w, NULL, "bad\xff\xc3(");		/* not UTF-8: \xHH */
+	jw_str(&w, NULL, "\xed\xa0\x80");		/* a surrogate is not UTF-8 */
+	jw_str(&w, NULL, "\xc0\xaf");			/* nor an overlong form */
+	jw_double(&w, NULL, 1.0 / 0.0, 2);
+	jw_arr_end(&w);
+	fclose(f);
+	assert_string_equal(buf, "[\"caf\xc3\xa9 \xe2\x82\xac\","
+			    "\"a\\\"b\\\\\\\\c\\nd\\te\\u0001\","
+			    "\"bad\\\\xff\\\\xc3(\","
+			    "\"\\\\xed\\\\xa0\\\\x80\","
+			    "\"\\\\xc0\\\\xaf\",null]");
+}
+
+static void
+test_reader(void **state)
+{
+	const char *obj = "{\"ok\":true, \"state\":\"culling\",\"culled\":42,"
+			  "\"nested\":{\"a\":[1,{\"b\":\"}\"}]},\"name\":\"x\\\\\\\\y\\nz\","
+			  "\"big\":18446744073709551615,\"neg\":-1}";
+	char out[64];
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(json_get(obj, "state", out, sizeof(out)), 0);
+	assert_string_equal(out, "culling");
+	assert_int_equal(json_get(obj, "ok", out, sizeof(out)), 0);
+	assert_string_equal(out, "true");
+	assert_int_equal(json_get_u64(obj, "culled", &v), 0);
+	assert_int_equal(v, 42);
+	/* Nested values are stepped over, brackets inside strings included. */
+	assert_int_equal(json_get(obj, "name", out, sizeof(out)), 0);
+	assert_string_equal(out, "x\\\\y\nz");
+	assert_int_equal(json_get_u64(obj, "big", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(json_get_u64(obj, "neg", &v), -1);
+	assert_int_equal(json_get(obj, "missing", out, sizeof(out)), -1);
+	assert_int_equal(json_get(obj, "state", out, 4), -1);	/* does not fit */
+	assert_int_equal(json_get("[1,2]", "a", out, sizeof(out)), -1);
+	assert_int_equal(json_get("{\"a\":\"unterminated", "a", out, sizeof(out)), -1);
+	assert_int_equal(json_get("{\"a\" 1}", "a", out, sizeof(out)), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_document),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_reader),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
