@@ -40,7 +40,8 @@ struct graveyard {
 	int fd;				/* the graveyard */
 	int ifd;			/* inotify, or -1 */
 	dev_t dev;			/* never leave this filesystem ... */
-	uint64_t mnt_id;		/* ... nor this mount (0: unknown) */
+	uint64_t mnt_id;		/* ... nor this mount */
+	int mnt_known;			/* 0: no identity here: enter no directory */
 	struct frame stack[GRAVEYARD_DEPTH];
 	int depth;			/* frames in use; 0 = between passes */
 	unsigned long long pass_removed, pass_failed, seq;
@@ -100,7 +101,10 @@ graveyard_open(int parentfd, const char *name)
 	g = xcalloc(1, sizeof(*g));
 	g->fd = fd;
 	g->dev = sb.st_dev;
-	mount_id(fd, &g->mnt_id);
+	g->mnt_known = mount_id(fd, &g->mnt_id);
+	if (!g->mnt_known)
+		log_warnx("graveyard: this kernel and filesystem give no mount identity, so "
+			  "bind mounts cannot be told apart: directories buried there are left");
 	watch(g);
 	return g;
 }
@@ -242,7 +246,7 @@ descend(struct graveyard *g, const char *name)
 		return;
 	}
 	if (fstat(fd, &sb) == -1 || sb.st_dev != g->dev ||
-	    (g->mnt_id != 0 && (!mount_id(fd, &mnt) || mnt != g->mnt_id))) {
+	    !g->mnt_known || !mount_id(fd, &mnt) || mnt != g->mnt_id) {
 		/* A mount point (a bind mount of this filesystem too): not ours. */
 		errno = EXDEV;
 		fail(g, "descend into", name);

@@ -116,7 +116,8 @@ same_mount(const struct scan_result *r, int fd)
 
 	if (fd_mount(fd, &dev, &mnt, &has) < 0)
 		return -1;
-	if (dev != r->dev || (has && r->has_mnt_id && mnt != r->mnt_id)) {
+	/* When either identity is unknown we cannot tell a bind mount: not ours. */
+	if (dev != r->dev || !has || !r->has_mnt_id || mnt != r->mnt_id) {
 		errno = EXDEV;
 		return -1;
 	}
@@ -575,6 +576,7 @@ result_new(int rootfd, size_t max_candidates)
 		free(r);
 		return NULL;
 	}
+	r->st.mount_id_unknown = !r->has_mnt_id;
 	heap_init(&r->heap, max_candidates);
 	return r;
 }

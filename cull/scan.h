@@ -52,6 +52,7 @@ struct scan_stats {
 	uint64_t errors;		/* unreadable directories, failed stats */
 	uint64_t mounts;		/* other mounts inside the tree, not entered */
 	uint64_t too_deep;
+	int mount_id_unknown;		/* no mount identity here: no directory entered */
 	uint64_t oldest_ns, newest_ns;	/* atime range of data objects */
 	uint64_t hist[SCAN_HIST_DAYS];
 	uint64_t start_s;		/* wall clock at start */

@@ -319,6 +319,10 @@ log_scan(struct engine *e, const struct scan_result *r)
 		 (unsigned long long)(ss->bytes >> 20),
 		 (unsigned long long)(ss->ms / 1000), (unsigned long long)(ss->ms % 1000),
 		 scan_ncand(r));
+	if (ss->mount_id_unknown && e->scans == 1)
+		log_warnx("scan: this kernel and filesystem give no mount identity (statx mount "
+			  "id, file handles), so bind mounts cannot be told apart: no directory "
+			  "below %s is entered and nothing is culled", "DIR/cache");
 	/* What the scan left alone: named once, then again only when it changes. */
 	if (odd == 0 || odd == e->odd_logged)
 		return;

@@ -4,8 +4,10 @@
  *
  * The device number alone cannot tell a bind mount of the cache's own
  * filesystem from the cache itself; the mount id can.  It comes from
- * statx(STATX_MNT_ID), which kernels before 5.8 do not answer; then the
- * identity is unknown and callers decide what "cannot tell" means.
+ * statx(STATX_MNT_ID), or on kernels before 5.8 from name_to_handle_at();
+ * when neither answers (an old kernel and a filesystem that cannot export
+ * handles) the identity is unknown and callers must not descend where
+ * they cannot tell.
  */
 #ifndef CFD_MOUNTID_H
 #define CFD_MOUNTID_H
