@@ -69,7 +69,8 @@ usage(FILE *out)
 		"       cfsim notify-listen [-t] SOCKET OUTFILE\n"
 		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
 		"       cfsim client SOCKET < SCRIPT\n"
-		"       cfsim populate DIR N KB\n");
+		"       cfsim populate DIR N KB\n"
+		"       cfsim bind-as UID DIR TAG SECONDS [NAME...]   (real module, as root)\n");
 }
 
 int
@@ -85,6 +86,7 @@ main(int argc, char **argv)
 		{ "conform", conform_main },
 		{ "client", client_main },
 		{ "populate", populate_main },
+		{ "bind-as", bindas_main },
 	};
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {

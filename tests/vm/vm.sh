@@ -140,6 +140,7 @@ vm_initramfs() {
 	if [ -n "${CFSIM:-}" ] && [ -x "$CFSIM" ]; then
 		vm_put_program "$r" "$CFSIM" /usr/bin/cfsim
 	fi
+	[ -x /usr/bin/setpriv ] && vm_put_program "$r" /usr/bin/setpriv /usr/bin/setpriv
 	if [ -f "$VM_HERE/../../config/cachefilesd.conf" ]; then
 		cp "$VM_HERE/../../config/cachefilesd.conf" "$r/vm/shipped.conf"
 	fi
