@@ -175,13 +175,21 @@ rig_stop(struct rig *r)
 	close(r->cachefd);
 }
 
-/* Wait for the scan's descriptor, as the loop does. */
+/*
+ * Wait for the scan's descriptor, as the loop does.  On a loaded machine a
+ * small tree's scan may end before the step that started it looked, and
+ * that step then took its result already: nothing to wait for.
+ */
 static void
 wait_scan(struct rig *r)
 {
 	struct pollfd pfd = { .fd = engine_fd(r->e), .events = POLLIN };
+	struct engine_snap es;
 
-	assert_int_equal(poll(&pfd, 1, 10000), 1);
+	engine_snapshot(r->e, &es);
+	if (!es.scanning)
+		return;
+	assert_int_equal(poll(&pfd, 1, 30000), 1);
 }
 
 static struct kstate
@@ -242,7 +250,10 @@ test_culls_oldest_first_in_batches(void **state)
 	(void)state;
 	make_tree(200);
 	rig_start(&r, 0);
-	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_IDLE);
+	/* Idle while the scan runs; on a loaded machine it may be done already. */
+	next = engine_step(r.e, &st, &delay);
+	assert_true(next == ENGINE_IDLE || next == ENGINE_AGAIN);
+	assert_true(nculls <= 64);
 	wait_scan(&r);
 	do {
 		int before = nculls;
