@@ -708,7 +708,7 @@ engine_snapshot(const struct engine *e, struct engine_snap *s)
 	s->state = e->m.state;
 	s->scanning = e->thread;
 	if (e->thread) {
-		s->scan_objects = atomic_load_explicit(&e->prog.objects, memory_order_relaxed);
+		s->scan_objects = __atomic_load_n(&e->prog.objects, __ATOMIC_RELAXED);
 		s->scan_ms = now - e->scan_t0;
 	}
 	s->scans = e->scans;
