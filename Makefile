@@ -33,6 +33,11 @@ ifeq ($(SANITIZE),1)
 BUILD      ?= build-san
 CFLAGS     += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS    += -fsanitize=address,undefined
+else ifeq ($(SANITIZE),thread)
+# ThreadSanitizer: the scan threads against the loop (make check SANITIZE=thread).
+BUILD      ?= build-tsan
+CFLAGS     += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS    += -fsanitize=thread
 else
 BUILD      ?= build
 endif

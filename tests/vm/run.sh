@@ -24,7 +24,8 @@ badconf 40
 conform 150
 user 80"
 PLAN2="cull 200
-inuse 160"
+inuse 160
+soak $((120 + ${SOAK_CYCLES:-20} * 6 + ${SOAK_ROUNDS:-12} * 10))"
 
 want() { [ -z "${VM_ONLY:-}" ] || echo " $VM_ONLY " | grep -q " $1 "; }
 filter_plan() { echo "$1" | while read -r n s; do want "$n" && echo "$n $s"; done; }
@@ -57,6 +58,7 @@ boot() {
 	rm -rf "$bd"
 	mkdir -p "$bd/out"
 	echo "$2" > "$bd/out/plan"
+	printf 'SOAK_CYCLES=%s\nSOAK_ROUNDS=%s\n' "${SOAK_CYCLES:-20}" "${SOAK_ROUNDS:-12}" > "$bd/out/params"
 	limit=$(echo "$2" | awk '{ s += $2 } END { print s + 60 }')
 	[ "$accel" = tcg ] || limit=$((limit / 2 + 60))
 	(
