@@ -151,7 +151,12 @@ decode_nfs(char **f, int n, struct tool_volume *v)
 	put(v, f[4 + words][0] ? f[4 + words] : "0");
 	lit(v, ".");
 	put(v, f[5 + words][0] ? f[5 + words] : "0");
-	if (n > 4 + words + 11) {
+	/*
+	 * The uniquifier is free text after the fixed fields, which are all
+	 * hex: claim one only when the extra field cannot be a number.
+	 */
+	if (n == 4 + words + 11 + 1 &&
+	    f[n - 1][strspn(f[n - 1], "0123456789abcdef")] != '\0') {
 		lit(v, " fsc=");
 		put(v, f[4 + words + 11]);
 	}
