@@ -72,7 +72,7 @@ check_grep "refused: the daemon's reason" 'refused: culling is disabled \(nocull
 stop
 
 serve '{"ok":true,"version":"1.0.0","dir":"/x","state":"idle","goals":0,"culled":7,"culled_bytes":8192,"scans":2}'
-check "status with a daemon" "$TOOL" -d "$SIM_DIR" -s "$SOCK" status
+check "status with a daemon" sh -c "\"\$0\" -d \"\$1\" -s \"\$2\" status >/dev/null" "$TOOL" "$SIM_DIR" "$SOCK"
 "$TOOL" -d "$SIM_DIR" -s "$SOCK" status >"$TOOL_OUT"
 check_grep "status: bound, from the daemon" '^bound +yes \(the daemon answers\)' "$TOOL_OUT"
 check_grep "status: the daemon's state and counters" '^daemon +idle, 0 goals; 2 scans, culled 7 objects' "$TOOL_OUT"
