@@ -140,6 +140,10 @@ vm_initramfs() {
 	if [ -n "${CFSIM:-}" ] && [ -x "$CFSIM" ]; then
 		vm_put_program "$r" "$CFSIM" /usr/bin/cfsim
 	fi
+	# The culling tool, for the tool scenario.
+	if [ -x "${CULLTOOL:-$BUILD/cachefiles-cull}" ]; then
+		vm_put_program "$r" "${CULLTOOL:-$BUILD/cachefiles-cull}" /usr/sbin/cachefiles-cull
+	fi
 	if [ -f "$VM_HERE/../../config/cachefilesd.conf" ]; then
 		cp "$VM_HERE/../../config/cachefilesd.conf" "$r/vm/shipped.conf"
 	fi
