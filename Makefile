@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # cachefilesd: one non-recursive GNU make file.
 #
-#   make            build the daemon (./cachefilesd)
+#   make            build the daemon (./cachefilesd) and the tool (./cachefiles-cull)
 #   make check      build and run every test layer (unit, simulator, VM)
 #   make check SANITIZE=1   the same under AddressSanitizer and UBSan
 #   make bench      benchmarks (not part of check)
@@ -62,6 +62,10 @@ KERNEL_SRCS := kernel/channel.c kernel/device.c
 CULL_SRCS   := cull/control.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c
+# cachefiles-cull: cull/tool.c holds main(); the rest are its commands,
+# linked into the tool (and its unit test) but not into the cull archive.
+TOOL_SRCS   := cull/tool_cli.c cull/tool_daemon.c cull/tool_fmt.c cull/tool_scan.c \
+               cull/tool_trim.c
 LIB_SRCS    := lib/escape.c lib/json.c lib/kcmd.c lib/log.c lib/mountid.c lib/util.c
 
 COMPONENTS := daemon kernel cull config lib
@@ -72,6 +76,9 @@ LIB_KERNEL := $(BUILD)/libcfd-kernel.a
 LIB_CULL   := $(BUILD)/libcfd-cull.a
 LIB_CONFIG := $(BUILD)/libcfd-config.a
 LIB_LIB    := $(BUILD)/libcfd-lib.a
+TOOL_OBJS  := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
+# The tool links only these archives: never daemon/ or kernel/.
+LIBTOOL    := $(LIB_CULL) $(LIB_CONFIG) $(LIB_LIB)
 # Everything, in link order (a user before what it uses).
 LIBCFD     := $(LIB_DAEMON) $(LIB_KERNEL) $(LIB_CULL) $(LIB_CONFIG) $(LIB_LIB)
 
@@ -90,7 +97,7 @@ BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all check unit bench demo deps install clean lint selinux deb
-all: cachefilesd
+all: cachefilesd cachefiles-cull
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -116,9 +123,16 @@ $(SIM_DAEMON): $(BUILD)/cachefilesd.o $(LINK_SIM) $(SIMT_OBJ) $(LIBCFD)
 cachefilesd: $(BUILD)/cachefilesd
 	cp $< $@
 
+$(BUILD)/cachefiles-cull: $(BUILD)/cull/tool.o $(TOOL_OBJS) $(LIBTOOL)
+	$(CC) $(LDFLAGS) -o $@ $^ -pthread
+
+cachefiles-cull: $(BUILD)/cachefiles-cull
+	cp $< $@
+
 # Unit tests may wrap library calls: tests/unit/test_X.wrap lists symbols.
 # Objects a unit test depends on (below) are linked too.
 $(BUILD)/tests/test_kernel: $(SIMT_OBJ)
+$(BUILD)/tests/test_tool: $(TOOL_OBJS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBCFD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(filter %.o,$^) $(LIBCFD) \
@@ -136,7 +150,7 @@ $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 # Everything a test run needs; check installs missing packages first.
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, the hook check);
 # CACHEFILESD_SIM the test daemon that the integ layer drives.
-check: deps-check $(BUILD)/cachefilesd $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
+check: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
 	    sh tests/run.sh
@@ -144,7 +158,7 @@ check: deps-check $(BUILD)/cachefilesd $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) LAYERS=unit sh tests/run.sh
 
-bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN)
+bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh
 
 demo: deps-check $(BUILD)/cachefilesd $(SIM_BIN)
@@ -179,7 +193,8 @@ install: all
 	    $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UNITDIR)
 	install -d -m 0755 $(DESTDIR)$(CACHEDIR)
 	install -m 0755 cachefilesd $(DESTDIR)$(SBINDIR)/cachefilesd
-	install -m 0644 man/cachefilesd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0755 cachefiles-cull $(DESTDIR)$(SBINDIR)/cachefiles-cull
+	install -m 0644 man/cachefilesd.8 man/cachefiles-cull.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 man/cachefilesd.conf.5 $(DESTDIR)$(MANDIR)/man5/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf ] || \
 	    install -m 0644 config/cachefilesd.conf $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf
@@ -187,7 +202,7 @@ install: all
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cachefilesd.service
 
 clean:
-	rm -rf build build-san cachefilesd
+	rm -rf build build-san cachefilesd cachefiles-cull
 
--include $(MOD_OBJS:.o=.d) $(BUILD)/cachefilesd.d $(LINK_DEVICE:.o=.d) $(LINK_SIM:.o=.d) \
+-include $(MOD_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(BUILD)/cull/tool.d $(BUILD)/cachefilesd.d $(LINK_DEVICE:.o=.d) $(LINK_SIM:.o=.d) \
     $(SIMT_OBJ:.o=.d)

@@ -12,11 +12,14 @@
 #   victims  rate at which the culler finds the oldest candidates' names
 #            again (by inode) and re-checks them, library-driven
 #   lru      LRU accuracy, simulator-driven (bench/lru.sh)
+#   tool     cachefiles-cull status and report on the largest tree, offline,
+#            against "find TREE -printf '%A@ %s %p\n' >/dev/null" (warm)
 #
 # Environment: BUILD (build directory), BENCH_DATA (where trees are kept
 # between runs; default $BUILD/bench-data, on a disk, not a tmpfs),
 # BENCH_SIZES (default "100000 1000000"), BENCH_RUNS (default 3),
-# BENCH_THREADS (parallel stat threads, default 4), BENCH_COLD (0 skips the
+# BENCH_THREADS (parallel stat threads, default 4; also the tool's
+# scan_threads), BENCH_COLD (0 skips the
 # drop_caches runs), BENCH_OUT (default $BUILD/bench-results.txt).
 set -u
 cd "$(dirname "$0")/.."
@@ -108,12 +111,33 @@ memory_bench() {
 	emit "bench=victims tree=1000000 candidates=100000 ${line#bench=victims }"
 }
 
+# tool_bench SIZE: the tool's offline views against find -printf '%A@ %s %p'.
+tool_bench() {
+	t=$(tree "$1")
+	conf=$DATA/tool.conf
+	printf 'dir %s\nscan_threads %s\n' "$t" "$THREADS" >"$conf"
+	tool_find() { find "$1" -printf '%A@ %s %p\n'; }
+	tool_find "$t" >/dev/null
+	fs= st= rp=
+	r=0
+	while [ "$r" -lt "$RUNS" ]; do
+		fs="$fs $(elapsed tool_find "$t")"
+		st="$st $(elapsed "$BUILD/cachefiles-cull" -f "$conf" -s /nonexistent status)"
+		rp="$rp $(elapsed "$BUILD/cachefiles-cull" -f "$conf" -s /nonexistent report)"
+		r=$((r + 1))
+	done
+	f=$(echo "$fs" | median); a=$(echo "$st" | median); b=$(echo "$rp" | median)
+	emit "bench=tool command=status tree=$1 state=warm threads=$THREADS seconds=$a find_seconds=$f ratio_vs_find=$(ratio "$f" "$a") runs=$RUNS"
+	emit "bench=tool command=report tree=$1 state=warm threads=$THREADS seconds=$b find_seconds=$f ratio_vs_find=$(ratio "$f" "$b") runs=$RUNS"
+}
+
 echo "# cachefilesd benchmarks: $(uname -r), $(nproc) CPUs, data in $DATA ($(df -T "$DATA" | awk 'NR == 2 { print $2 }'))"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for size in $SIZES; do
 	scan_bench "$size"
 done
 case " $SIZES " in *" 1000000 "*) memory_bench ;; esac
+tool_bench "$(echo "$SIZES" | tr ' ' '\n' | grep . | sort -n | tail -1)"
 if [ "$(id -u)" = 0 ]; then
 	BUILD=$BUILD sh bench/lru.sh | tee -a "$OUT"
 else

@@ -365,6 +365,22 @@ parse_number(const struct directive *d, const char *s, uint64_t *v)
 	}
 }
 
+int
+config_parse_duration(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	struct directive d = { .kind = K_DURATION, .min = min, .max = max };
+
+	return parse_suffixed(&d, s, &time_units, 0, v);
+}
+
+int
+config_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	struct directive d = { .kind = K_SIZE, .min = min, .max = max };
+
+	return parse_suffixed(&d, s, &size_units, 0, v);
+}
+
 static const char *
 number_form(const struct directive *d)
 {

@@ -73,6 +73,15 @@ int config_given(const struct config *cfg, const char *name);
 int config_limit_commands(const struct config *cfg,
 			  char cmds[][CFG_LIMIT_CMD_MAX], int max);
 
+/*
+ * Values in the file's own forms, for tools that take them on a command
+ * line: a duration N[s|m|h|d|w] in seconds, a size N[K|M|G] in bytes (no
+ * suffix: seconds, bytes), within [min, max].  0, or -1 with errno EINVAL
+ * (syntax) or ERANGE (out of bounds).
+ */
+int config_parse_duration(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+int config_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+
 /* Directive table, for --help-like listings and the man page test. */
 int config_ndirectives(void);
 const char *config_directive_name(int i);

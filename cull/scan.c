@@ -81,6 +81,8 @@ struct worker {
 	uint64_t limit_at, limit_ino;	/* heap root when last seen */
 	int limited;
 	struct scan_stats st;		/* counters only; merged at the end */
+	uint64_t vhist[SCAN_HIST_DAYS];	/* this directory's days, for its volume */
+	uint64_t voldest, vnewest;
 	pthread_t tid;
 };
 
@@ -344,11 +346,19 @@ account(struct worker *k, const struct stat *sb, uint64_t *dobj, uint64_t *dbyte
 	st->bytes += bytes;
 	(*dobj)++;
 	*dbytes += bytes;
-	st->hist[day < SCAN_HIST_DAYS ? day : SCAN_HIST_DAYS - 1]++;
+	if (day >= SCAN_HIST_DAYS)
+		day = SCAN_HIST_DAYS - 1;
+	st->hist[day]++;
+	k->vhist[day]++;
+	st->size_hist[scan_size_bucket(bytes)]++;
 	if (st->oldest_ns == 0 || at < st->oldest_ns)
 		st->oldest_ns = at;
 	if (at > st->newest_ns)
 		st->newest_ns = at;
+	if (k->voldest == 0 || at < k->voldest)
+		k->voldest = at;
+	if (at > k->vnewest)
+		k->vnewest = at;
 	return at;
 }
 
@@ -459,6 +469,9 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 	size_t nent, i;
 	ssize_t r;
 
+	memset(k->vhist, 0, sizeof(k->vhist));
+	k->voldest = k->vnewest = 0;
+
 	while ((r = gather(k, fd, &nent)) > 0) {
 		qsort(k->order, nent, sizeof(*k->order), dent_cmp);
 		for (i = 0; i < nent; i++) {
@@ -475,8 +488,15 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 		k->st.errors++;
 	if (dobj > 0 && d->vol != UINT32_MAX) {
 		pthread_mutex_lock(&k->w->lock);
-		k->w->r->vols[d->vol].objects += dobj;
-		k->w->r->vols[d->vol].bytes += dbytes;
+		struct scan_vol *v = &k->w->r->vols[d->vol];
+		v->objects += dobj;
+		v->bytes += dbytes;
+		for (i = 0; i < SCAN_HIST_DAYS; i++)
+			v->hist[i] += k->vhist[i];
+		if (v->oldest_ns == 0 || k->voldest < v->oldest_ns)
+			v->oldest_ns = k->voldest;
+		if (k->vnewest > v->newest_ns)
+			v->newest_ns = k->vnewest;
 		pthread_mutex_unlock(&k->w->lock);
 	}
 	if (k->w->prog)
@@ -565,6 +585,8 @@ merge_stats(struct scan_stats *dst, const struct scan_stats *src)
 		dst->newest_ns = src->newest_ns;
 	for (i = 0; i < SCAN_HIST_DAYS; i++)
 		dst->hist[i] += src->hist[i];
+	for (i = 0; i < SCAN_SIZE_BUCKETS; i++)
+		dst->size_hist[i] += src->size_hist[i];
 }
 
 static struct scan_result *
@@ -680,6 +702,28 @@ size_t
 scan_ndirs(const struct scan_result *r)
 {
 	return r->ndirs;
+}
+
+unsigned
+scan_size_bucket(uint64_t bytes)
+{
+	uint64_t pages = (bytes - 1) >> 12;	/* 4 KiB units, less one */
+	unsigned b;
+
+	if (bytes == 0)
+		return 0;
+	b = pages == 0 ? 1 : 1 + (unsigned)(64 - __builtin_clzll(pages));
+	return b < SCAN_SIZE_BUCKETS ? b : SCAN_SIZE_BUCKETS - 1;
+}
+
+uint64_t
+scan_size_bucket_max(unsigned bucket)
+{
+	if (bucket == 0)
+		return 0;
+	if (bucket >= SCAN_SIZE_BUCKETS - 1)
+		return UINT64_MAX;
+	return 4096ull << (bucket - 1);
 }
 
 size_t

@@ -24,6 +24,7 @@
 #include "cull/heap.h"
 
 #define SCAN_HIST_DAYS 128	/* atime histogram: days before the scan; last = older */
+#define SCAN_SIZE_BUCKETS 24	/* allocated size: 0, <= 4 KiB << (i - 1); last = larger */
 #define SCAN_SAMPLES 8		/* unknown entries remembered by path */
 #define SCAN_SAMPLE_LEN 256
 
@@ -41,6 +42,8 @@ struct scan_progress {
 struct scan_vol {
 	uint32_t dir;			/* its entry in the directory table */
 	uint64_t objects, bytes;
+	uint64_t oldest_ns, newest_ns;	/* atime range of its data objects */
+	uint64_t hist[SCAN_HIST_DAYS];	/* as scan_stats.hist, this volume only */
 };
 
 struct scan_stats {
@@ -55,6 +58,7 @@ struct scan_stats {
 	int mount_id_unknown;		/* no mount identity here: no directory entered */
 	uint64_t oldest_ns, newest_ns;	/* atime range of data objects */
 	uint64_t hist[SCAN_HIST_DAYS];
+	uint64_t size_hist[SCAN_SIZE_BUCKETS];	/* by scan_size_bucket() */
 	uint64_t start_s;		/* wall clock at start */
 	uint64_t ms;			/* duration */
 	int cancelled;
@@ -86,6 +90,10 @@ int scan_dir_path(const struct scan_result *r, uint32_t dir, char *buf, size_t l
  * O_RDONLY|O_DIRECTORY descriptor or -1 with errno set (EXDEV: a mount).
  */
 int scan_open_dir(const struct scan_result *r, int rootfd, uint32_t dir);
+
+/* Bucket of the size histogram for an allocated size, and the bucket's upper bound. */
+unsigned scan_size_bucket(uint64_t bytes);
+uint64_t scan_size_bucket_max(unsigned bucket);	/* UINT64_MAX for the last */
 
 /* Bytes the result holds: candidate array, directory table, names, volumes. */
 size_t scan_table_bytes(const struct scan_result *r);

@@ -11,6 +11,7 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/src"
 cp -r "$TOP/Makefile" "$TOP/man" "$TOP/config" "$T/src/"
 cp "$CFD" "$T/src/cachefilesd"
+cp "${CULLTOOL:-$BUILD/cachefiles-cull}" "$T/src/cachefiles-cull"
 
 inst() { make -s -C "$T/src" -o all install "$@" >"$T/make.out" 2>&1; }
 
@@ -24,6 +25,8 @@ R=$T/root
 mode() { stat -c %a "$1" 2>/dev/null; }
 check_eq "daemon in /usr/sbin, mode 755" 755 "$(mode "$R/usr/sbin/cachefilesd")"
 check_eq "cachefilesd.8 installed, mode 644" 644 "$(mode "$R/usr/share/man/man8/cachefilesd.8")"
+check_eq "the tool in /usr/sbin, mode 755" 755 "$(mode "$R/usr/sbin/cachefiles-cull")"
+check_eq "cachefiles-cull.8 installed, mode 644" 644 "$(mode "$R/usr/share/man/man8/cachefiles-cull.8")"
 check_eq "cachefilesd.conf.5 installed, mode 644" 644 "$(mode "$R/usr/share/man/man5/cachefilesd.conf.5")"
 check_eq "/etc/cachefilesd.conf installed, mode 644" 644 "$(mode "$R/etc/cachefilesd.conf")"
 U=$R/lib/systemd/system/cachefilesd.service

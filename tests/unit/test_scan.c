@@ -197,6 +197,81 @@ test_new_layout(void **state)
 	scan_free(r);
 }
 
+/* Write size bytes of data into top/rel, so that blocks are allocated. */
+static void
+filled(const char *rel, time_t atime, size_t size)
+{
+	char p[PATH_MAX + 128], buf[4096];
+	struct timespec ts[2];
+	int fd;
+
+	obj(rel, atime, 0);
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	fd = open(p, O_WRONLY);
+	assert_true(fd >= 0);
+	memset(buf, 'x', sizeof(buf));
+	while (size > 0) {
+		size_t n = size < sizeof(buf) ? size : sizeof(buf);
+		assert_int_equal(write(fd, buf, n), (ssize_t)n);
+		size -= n;
+	}
+	ts[0].tv_sec = atime;
+	ts[0].tv_nsec = 0;
+	ts[1] = ts[0];
+	assert_int_equal(futimens(fd, ts), 0);
+	close(fd);
+}
+
+static void
+test_size_buckets(void **state)
+{
+	(void)state;
+	assert_int_equal(scan_size_bucket(0), 0);
+	assert_int_equal(scan_size_bucket(1), 1);
+	assert_int_equal(scan_size_bucket(4096), 1);
+	assert_int_equal(scan_size_bucket(4097), 2);
+	assert_int_equal(scan_size_bucket(8192), 2);
+	assert_int_equal(scan_size_bucket(20480), 4);
+	assert_int_equal(scan_size_bucket(UINT64_MAX), SCAN_SIZE_BUCKETS - 1);
+	assert_true(scan_size_bucket_max(4) == 32768);
+	assert_true(scan_size_bucket_max(SCAN_SIZE_BUCKETS - 1) == UINT64_MAX);
+}
+
+/* Per-volume atime range and histogram, and the size histogram. */
+static void
+test_volume_stats(void **state)
+{
+	struct scan_result *r;
+	const struct scan_stats *st;
+	const struct scan_vol *a = NULL, *b = NULL;
+	char name[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	filled("cache/Ia/@00/Da1", now - 3 * DAY, 4096);
+	filled("cache/Ia/@01/Da2", now - 5 * DAY, 4096);
+	filled("cache/Ia/@02/Da3", now - 9 * DAY, 20000);
+	filled("cache/Ib/@00/Db1", now - 200 * DAY, 4096);
+	r = scan(0, 2);
+	st = scan_stats(r);
+	for (i = 0; i < scan_nvols(r); i++) {
+		assert_int_equal(scan_dir_path(r, scan_vol(r, i)->dir, name, sizeof(name)), 0);
+		if (strcmp(name, "Ia") == 0)
+			a = scan_vol(r, i);
+		else if (strcmp(name, "Ib") == 0)
+			b = scan_vol(r, i);
+	}
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a->oldest_ns == (uint64_t)(now - 9 * DAY) * 1000000000u);
+	assert_true(a->newest_ns == (uint64_t)(now - 3 * DAY) * 1000000000u);
+	assert_true(a->hist[3] == 1 && a->hist[5] == 1 && a->hist[9] == 1 && a->hist[0] == 0);
+	assert_true(b->hist[SCAN_HIST_DAYS - 1] == 1 && b->hist[3] == 0);
+	assert_true(st->size_hist[1] == 3);
+	assert_true(st->size_hist[4] == 1);
+	scan_free(r);
+}
+
 static void
 test_old_layout(void **state)
 {
@@ -512,6 +587,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_buckets),
+		cmocka_unit_test_setup_teardown(test_volume_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_never_followed, setup, teardown),

@@ -141,6 +141,10 @@ vm_initramfs() {
 		vm_put_program "$r" "$CFSIM" /usr/bin/cfsim
 	fi
 	[ -x /usr/bin/setpriv ] && vm_put_program "$r" /usr/bin/setpriv /usr/bin/setpriv
+	# The culling tool, for the tool scenario.
+	if [ -x "${CULLTOOL:-$BUILD/cachefiles-cull}" ]; then
+		vm_put_program "$r" "${CULLTOOL:-$BUILD/cachefiles-cull}" /usr/sbin/cachefiles-cull
+	fi
 	if [ -f "$VM_HERE/../../config/cachefilesd.conf" ]; then
 		cp "$VM_HERE/../../config/cachefilesd.conf" "$r/vm/shipped.conf"
 	fi

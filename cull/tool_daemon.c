@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tool_daemon.c: what cachefiles-cull learns without scanning (the
+ * daemon's status over its control socket, FS-Cache's files in /proc) and
+ * the cull command, which asks the daemon to cull toward a goal.
+ *
+ * Whether a cache is bound: the daemon answering on its socket says so;
+ * otherwise /proc/fs/fscache/caches (5.17+, Debian 12's 6.1 among them)
+ * lists each cache by its tag, the last field, with the state before it,
+ * 'A' while the cache is active.  Opening /dev/cachefiles to find out
+ * would itself keep a daemon from starting, so status never does.
+ */
+#include "cull/tool.h"
+#include "cull/control.h"
+#include "lib/escape.h"
+#include "lib/json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROC_CACHES "/proc/fs/fscache/caches"
+#define PROC_STATS "/proc/fs/fscache/stats"
+#define STATUS_TIMEOUT_MS 3000
+
+void
+tool_daemon_status(const char *socket, struct tool_daemon *d)
+{
+	char ok[8];
+
+	memset(d, 0, sizeof(*d));
+	if (control_call(socket, "status", d->reply, sizeof(d->reply), STATUS_TIMEOUT_MS) < 0) {
+		d->err = errno;
+		d->reply[0] = '\0';
+		return;
+	}
+	if (json_get(d->reply, "ok", ok, sizeof(ok)) < 0 || strcmp(ok, "true") != 0) {
+		d->err = EPROTO;
+		return;
+	}
+	d->answers = 1;
+}
+
+int
+tool_proc_bound(const char *tag)
+{
+	FILE *f = fopen(PROC_CACHES, "re");
+	char line[512];
+	int found = 0;
+
+	if (f == NULL)
+		return -1;
+	if (tag[0] == '\0')
+		tag = "CacheFiles";
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *w[16], *save = NULL, *t;
+		int n = 0;
+		for (t = strtok_r(line, " \t\n", &save); t && n < 16; t = strtok_r(NULL, " \t\n", &save))
+			w[n++] = t;
+		if (n >= 2 && strcmp(w[n - 1], tag) == 0 && strcmp(w[n - 2], "A") == 0)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The value of "key=" in a line of key=value words, or -1. */
+static int
+word_value(const char *line, const char *key, uint64_t *v)
+{
+	size_t n = strlen(key);
+	const char *p = line;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == line || p[-1] == ' ' || p[-1] == ':') && p[n] == '=') {
+			*v = strtoull(p + n + 1, NULL, 10);
+			return 0;
+		}
+		p += n;
+	}
+	return -1;
+}
+
+int
+tool_proc_cookies(uint64_t *cookies, uint64_t *volumes)
+{
+	FILE *f = fopen(PROC_STATS, "re");
+	char line[512];
+	int r = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Cookies", 7) == 0 && word_value(line, "n", cookies) == 0 &&
+		    word_value(line, "v", volumes) == 0)
+			r = 0;
+	fclose(f);
+	return r;
+}
+
+int
+tool_cull(struct tool_ctx *c)
+{
+	const struct tool_goal *g = &c->o->goal;
+	char req[CONTROL_REQUEST_MAX], reply[CONTROL_REPLY_MAX], ok[8], result[32];
+	char error[512], sock[ESCAPE_SIZE(128)], b[TOOL_FMT_MAX], gd[64];
+	uint64_t culled = 0, bytes = 0, ms = 0;
+
+	switch (g->kind) {
+	case TG_TO_RUN: snprintf(req, sizeof(req), "cull to-run"); break;
+	case TG_FREE_PCT: snprintf(req, sizeof(req), "cull free %" PRIu64, g->value); break;
+	case TG_BYTES: snprintf(req, sizeof(req), "cull bytes %" PRIu64, g->value); break;
+	case TG_OLDER_THAN: snprintf(req, sizeof(req), "cull older-than %" PRIu64, g->value); break;
+	default: return TOOL_USAGE;
+	}
+	escape_text(c->socket, sock, sizeof(sock));
+	if (control_call(c->socket, req, reply, sizeof(reply), 0) < 0) {
+		int e = errno;
+		if (e == ENOENT || e == ECONNREFUSED)
+			fprintf(stderr, "cachefiles-cull: %s: no daemon answers (%s); for a cache "
+				"that is not bound, see 'cachefiles-cull trim'\n", sock, strerror(e));
+		else
+			fprintf(stderr, "cachefiles-cull: %s: %s\n", sock, strerror(e));
+		return TOOL_ERR;
+	}
+	if (json_get(reply, "ok", ok, sizeof(ok)) < 0) {
+		fprintf(stderr, "cachefiles-cull: %s: a reply that is not a status object\n", sock);
+		return TOOL_ERR;
+	}
+	if (strcmp(ok, "true") != 0) {
+		char e[ESCAPE_SIZE(sizeof(error))];
+		if (json_get(reply, "error", error, sizeof(error)) < 0)
+			snprintf(error, sizeof(error), "refused, no reason given");
+		escape_text(error, e, sizeof(e));
+		fprintf(stderr, "cachefiles-cull: the daemon refused: %s\n", e);
+		return TOOL_ERR;
+	}
+	if (json_get(reply, "result", result, sizeof(result)) < 0)
+		snprintf(result, sizeof(result), "met");
+	json_get_u64(reply, "culled", &culled);
+	json_get_u64(reply, "bytes", &bytes);
+	json_get_u64(reply, "ms", &ms);
+	tool_goal_describe(g, gd, sizeof(gd));
+	if (c->o->json) {
+		struct jw w;
+		jw_init(&w, stdout);
+		jw_obj_begin(&w, NULL);
+		jw_str(&w, "goal", gd);
+		jw_str(&w, "result", result);
+		jw_u64(&w, "culled", culled);
+		jw_u64(&w, "bytes", bytes);
+		jw_double(&w, "seconds", (double)ms / 1000.0, 3);
+		jw_obj_end(&w);
+		fputc('\n', stdout);
+	} else {
+		char r[ESCAPE_SIZE(sizeof(result))];
+		printf("goal     %s: %s\n", gd, strcmp(result, "met") == 0 ? "met" :
+		       strcmp(result, "exhausted") == 0 ? "not met, nothing more could be culled" :
+		       escaped(result, r, sizeof(r)));
+		printf("culled   %" PRIu64 " objects, %s\n", culled, fmt_bytes(bytes, b, sizeof(b)));
+		printf("took     %.1f s\n", (double)ms / 1000.0);
+	}
+	return strcmp(result, "exhausted") == 0 ? TOOL_EXHAUSTED : TOOL_OK;
+}

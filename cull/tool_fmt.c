@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tool_fmt.c: how cachefiles-cull writes numbers for people: sizes in
+ * binary units, ages in the two largest units, times in ISO 8601 UTC, and
+ * volume directory names decoded as far as the key formats are known.
+ */
+#include "cull/tool.h"
+#include "lib/escape.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+const char *
+fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	/* One decimal below 100 units; a rounding to 1024.0 shows as such. */
+	if (v < 99.95)
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+	else
+		snprintf(buf, len, "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+const char *
+fmt_age(uint64_t s, char *buf, size_t len)
+{
+	if (s < 60)
+		snprintf(buf, len, "%" PRIu64 "s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%" PRIu64 "m %" PRIu64 "s", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%" PRIu64 "h %" PRIu64 "m", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%" PRIu64 "d %" PRIu64 "h", s / 86400, s % 86400 / 3600);
+	return buf;
+}
+
+const char *
+fmt_time(uint64_t epoch_s, char *buf, size_t len)
+{
+	time_t t = epoch_s > (uint64_t)INT64_MAX ? (time_t)INT64_MAX : (time_t)epoch_s;
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "@%" PRIu64, epoch_s);
+	return buf;
+}
+
+const char *
+fmt_pct(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+	if (whole == 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", (double)part * 100.0 / (double)whole);
+	return buf;
+}
+
+/* ---- volume names ---- */
+
+#define FIELDS_MAX 32
+
+/* Split key at commas in place; returns the number of fields. */
+static int
+split(char *key, char *f[FIELDS_MAX])
+{
+	int n = 0;
+	char *p = key;
+
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (n == FIELDS_MAX)
+			return n;
+		f[n++] = p;
+		if (c == NULL)
+			return n;
+		*c = '\0';
+		p = c + 1;
+	}
+}
+
+/* netfs code writes '/' as ';' in keys: give the slashes back. */
+static void
+slashes(char *s)
+{
+	for (; *s; s++)
+		if (*s == ';')
+			*s = '/';
+}
+
+/* Append text, escaped, to v->desc. */
+static void
+put(struct tool_volume *v, const char *text)
+{
+	size_t used = strlen(v->desc);
+
+	if (used + 1 < sizeof(v->desc))
+		escape_text(text, v->desc + used, sizeof(v->desc) - used);
+}
+
+/* Append literal (our own) text to v->desc. */
+static void
+lit(struct tool_volume *v, const char *text)
+{
+	size_t used = strlen(v->desc);
+
+	snprintf(v->desc + used, sizeof(v->desc) - used, "%s", text);
+}
+
+static int
+decode_nfs(char **f, int n, struct tool_volume *v)
+{
+	unsigned long fam, port;
+	int words, i;
+	char num[32];
+
+	/* nfs, ver.minor, family, port, address words, 11 fields, [uniquifier] */
+	if (n < 4 + 1 + 11)
+		return -1;
+	fam = f[2][0] ? strtoul(f[2], NULL, 16) : 0;
+	words = fam == 2 ? 1 : fam == 10 ? 4 : -1;
+	if (words < 0 || n < 4 + words + 11)
+		return -1;
+	port = f[3][0] ? strtoul(f[3], NULL, 16) : 0;
+	lit(v, "NFSv");
+	put(v, f[1]);
+	lit(v, fam == 2 ? " IPv4 server " : " IPv6 server ");
+	for (i = 0; i < words; i++) {
+		lit(v, i ? ":" : "0x");
+		put(v, f[4 + i][0] ? f[4 + i] : "0");
+	}
+	snprintf(num, sizeof(num), " port %lu", port);
+	lit(v, num);
+	lit(v, " fsid ");
+	put(v, f[4 + words][0] ? f[4 + words] : "0");
+	lit(v, ".");
+	put(v, f[5 + words][0] ? f[5 + words] : "0");
+	/*
+	 * The uniquifier is free text after the fixed fields, which are all
+	 * hex: claim one only when the extra field cannot be a number.
+	 */
+	if (n == 4 + words + 11 + 1 &&
+	    f[n - 1][strspn(f[n - 1], "0123456789abcdef")] != '\0') {
+		lit(v, " fsc=");
+		put(v, f[4 + words + 11]);
+	}
+	return 0;
+}
+
+void
+tool_volume_decode(const char *dirname, struct tool_volume *v)
+{
+	char key[NAME_MAX + 1], *f[FIELDS_MAX];
+	int n, ok = -1;
+
+	memset(v, 0, sizeof(*v));
+	if (dirname[0] != 'I' || strlen(dirname + 1) > NAME_MAX || strchr(dirname, ',') == NULL)
+		goto raw;
+	snprintf(key, sizeof(key), "%s", dirname + 1);
+	n = split(key, f);
+	if (strcmp(f[0], "9p") == 0 && (n == 2 || n == 3)) {
+		slashes(f[1]);
+		lit(v, "9p tag ");
+		put(v, f[1]);
+		if (n == 3 && f[2][0]) {
+			slashes(f[2]);
+			lit(v, ", cachetag ");
+			put(v, f[2]);
+		}
+		ok = 0;
+	} else if (strcmp(f[0], "nfs") == 0) {
+		ok = decode_nfs(f, n, v);
+	} else if (strcmp(f[0], "afs") == 0 && n == 3) {
+		lit(v, "AFS cell ");
+		put(v, f[1]);
+		lit(v, " volume 0x");
+		put(v, f[2]);
+		ok = 0;
+	} else if (strcmp(f[0], "cifs") == 0 && n == 3) {
+		slashes(f[1]);
+		slashes(f[2]);
+		lit(v, "SMB //");
+		put(v, f[1]);
+		lit(v, "/");
+		put(v, f[2]);
+		ok = 0;
+	} else if (strcmp(f[0], "ceph") == 0 && (n == 2 || n == 3)) {
+		lit(v, "Ceph fsid ");
+		put(v, f[1]);
+		if (n == 3) {
+			lit(v, " fsc=");
+			put(v, f[2]);
+		}
+		ok = 0;
+	} else if (strcmp(f[0], "erofs") == 0 && n == 2) {
+		lit(v, "EROFS ");
+		put(v, f[1]);
+		ok = 0;
+	}
+	if (ok == 0) {
+		snprintf(v->fs, sizeof(v->fs), "%s", f[0]);
+		return;
+	}
+raw:
+	memset(v, 0, sizeof(*v));
+	put(v, dirname);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tool_trim.c: trim, removing the oldest data objects of a cache that no
+ * kernel has bound, toward a goal.
+ *
+ * With a cache bound only the kernel may remove objects (it must close
+ * them first), so trim refuses unless it can hold /dev/cachefiles itself:
+ * the device admits one opener system-wide, and while trim holds it no
+ * daemon can bind.  Objects go in the order the daemon would cull them:
+ * the same scan, the same victims iterator, each object stat'ed again
+ * (regular file, same inode, same atime) and its directory checked to
+ * still resolve from DIR/cache without links on the same mount, right
+ * before unlinkat() relative to that directory.  Unknown entries are
+ * never candidates, so they stay.
+ *
+ * Goals: --bytes counts the allocated size of what was removed (the space
+ * an unbound cache gets back, whatever else writes to the filesystem);
+ * --free and --to-run watch statvfs after each removal; --older-than
+ * removes every object used before the cut-off.
+ */
+#include "cull/tool.h"
+#include "cull/heap.h"
+#include "cull/scan.h"
+#include "cull/target.h"
+#include "cull/victims.h"
+#include "lib/escape.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PASSES_MAX 16		/* rescans when the candidate table ran dry */
+
+static uint64_t
+pct_ceil(uint64_t total, uint64_t pct)
+{
+	return total / 100 * pct + (total % 100 * pct + 99) / 100;
+}
+
+/*
+ * Hold the device so that no daemon binds meanwhile.  A stand-in named by
+ * --device (tests) that is not a character device is held by flock(), and
+ * a lock held elsewhere counts as EBUSY, as the real device's one opener.
+ */
+static int
+hold_device(const char *path, int *fd)
+{
+	char e[ESCAPE_SIZE(128)];
+	struct stat sb;
+
+	escape_text(path, e, sizeof(e));
+	*fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd >= 0 && fstat(*fd, &sb) == 0 && !S_ISCHR(sb.st_mode) &&
+	    flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		close(*fd);
+		*fd = -1;
+		errno = EBUSY;
+	}
+	if (*fd >= 0)
+		return 0;
+	if (errno == EBUSY)
+		fprintf(stderr, "cachefiles-cull: %s is busy: a daemon holds the cache; "
+			"ask it instead with 'cachefiles-cull cull'\n", e);
+	else if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
+		fprintf(stderr, "cachefiles-cull: %s: %s; load the cachefiles module "
+			"(modprobe cachefiles) so that trim can keep a daemon from binding "
+			"while it works\n", e, strerror(errno));
+	else if (errno == EPERM || errno == EACCES)
+		fprintf(stderr, "cachefiles-cull: %s: %s (trim needs root: "
+			"CAP_SYS_ADMIN)\n", e, strerror(errno));
+	else
+		fprintf(stderr, "cachefiles-cull: %s: %s\n", e, strerror(errno));
+	return -1;
+}
+
+struct trim {
+	struct tool_ctx *c;
+	struct fsfree f;		/* now, or as it would be (dry run) */
+	struct target t;		/* free counts wanted */
+	uint64_t before_ns;		/* --older-than cut-off */
+	uint64_t removed, bytes, skipped;
+	struct jw w;
+};
+
+static int
+met(const struct trim *t)
+{
+	const struct tool_goal *g = &t->c->o->goal;
+
+	switch (g->kind) {
+	case TG_BYTES:
+		return t->bytes >= g->value;
+	case TG_OLDER_THAN:
+		return 0;	/* decided by each object's atime */
+	default:
+		return target_met(&t->t, &t->f);
+	}
+}
+
+static void
+show(struct trim *t, const char *dir, const struct victim *v)
+{
+	static char path[PATH_MAX + NAME_MAX + 2], esc[ESCAPE_SIZE(PATH_MAX + NAME_MAX + 2)];
+	char b1[TOOL_FMT_MAX], b2[TOOL_FMT_MAX];
+
+	snprintf(path, sizeof(path), "%s%s%s", dir, dir[0] ? "/" : "", v->name);
+	if (t->c->o->json) {
+		jw_obj_begin(&t->w, NULL);
+		jw_str(&t->w, "path", path);
+		jw_u64(&t->w, "atime", v->atime_ns / 1000000000u);
+		jw_u64(&t->w, "bytes", v->blocks * 512);
+		jw_obj_end(&t->w);
+	} else if (t->c->o->dry_run) {
+		escape_text(path, esc, sizeof(esc));
+		printf("%-20s %10s  %s\n", fmt_time(v->atime_ns / 1000000000u, b1, sizeof(b1)),
+		       fmt_bytes(v->blocks * 512, b2, sizeof(b2)), esc);
+	}
+}
+
+/* One pass over a fresh scan: 1 goal met, 0 candidates ran out, -1 error. */
+static int
+pass(struct trim *t, size_t cap, int *full)
+{
+	struct tool_ctx *c = t->c;
+	struct scan_result *r = tool_scan(c, cap);
+	struct victims *vs;
+	struct victim v;
+	char dir[PATH_MAX], esc[ESCAPE_SIZE(NAME_MAX)];
+	int done = 0;
+
+	if (r == NULL)
+		return -1;
+	*full = scan_ncand(r) >= cap;
+	vs = victims_new(r, c->cachefd);
+	while (!(done = met(t)) && victims_next(vs, &v)) {
+		if (c->o->goal.kind == TG_OLDER_THAN && v.atime_ns >= t->before_ns) {
+			done = 1;
+			break;
+		}
+		if (scan_dir_path(r, v.dir, dir, sizeof(dir)) < 0 || !victims_in_place(vs, &v)) {
+			t->skipped++;
+			continue;
+		}
+		if (!c->o->dry_run && unlinkat(v.dirfd, v.name, 0) < 0) {
+			if (errno != ENOENT)
+				fprintf(stderr, "cachefiles-cull: %s: unlink: %s\n",
+					escaped(v.name, esc, sizeof(esc)), strerror(errno));
+			t->skipped++;
+			continue;
+		}
+		show(t, dir, &v);
+		t->removed++;
+		t->bytes += v.blocks * 512;
+		if (c->o->dry_run || target_fsfree(c->cachefd, &t->f) < 0) {
+			t->f.bavail += (v.blocks * 512 + t->f.bsize - 1) / (t->f.bsize ? t->f.bsize : 4096);
+			t->f.ffree++;
+		}
+	}
+	if (!done && c->o->goal.kind == TG_OLDER_THAN && !*full)
+		done = 1;	/* every object older than the cut-off went */
+	victims_free(vs);
+	scan_free(r);
+	return done;
+}
+
+int
+tool_trim(struct tool_ctx *c)
+{
+	const struct tool_goal *g = &c->o->goal;
+	const char *device = c->o->device ? c->o->device : TOOL_DEVICE;
+	struct tool_daemon d;
+	struct trim t;
+	struct timespec ts;
+	uint64_t t0 = now_ms(), used;
+	size_t cap;
+	int devfd = -1, r = 0, full = 0, i;
+	char gd[64], b[TOOL_FMT_MAX];
+
+	if (tool_proc_bound(c->cfg.tag) == 1) {
+		fprintf(stderr, "cachefiles-cull: a cache tagged %s is bound (/proc/fs/fscache/caches); "
+			"ask its daemon instead with 'cachefiles-cull cull'\n",
+			c->cfg.tag[0] ? c->cfg.tag : "CacheFiles");
+		return TOOL_ERR;
+	}
+	tool_daemon_status(c->socket, &d);
+	if (d.answers) {
+		fprintf(stderr, "cachefiles-cull: a daemon answers on its control socket; "
+			"ask it instead with 'cachefiles-cull cull'\n");
+		return TOOL_ERR;
+	}
+	/* A dry run removes nothing: it needs neither the device nor root. */
+	if (!c->o->dry_run && hold_device(device, &devfd) < 0)
+		return TOOL_ERR;
+	memset(&t, 0, sizeof(t));
+	t.c = c;
+	if (target_fsfree(c->cachefd, &t.f) < 0) {
+		fprintf(stderr, "cachefiles-cull: statvfs: %s\n", strerror(errno));
+		if (devfd >= 0)
+			close(devfd);
+		return TOOL_ERR;
+	}
+	switch (g->kind) {
+	case TG_TO_RUN:
+		t.t.bavail = pct_ceil(t.f.blocks, c->cfg.limit[LIM_BRUN]);
+		t.t.ffree = pct_ceil(t.f.files, c->cfg.limit[LIM_FRUN]);
+		break;
+	case TG_FREE_PCT:
+		t.t.bavail = pct_ceil(t.f.blocks, g->value);
+		break;
+	case TG_OLDER_THAN:
+		clock_gettime(CLOCK_REALTIME, &ts);
+		t.before_ns = timespec_ns(&ts);
+		t.before_ns = g->value < t.before_ns / 1000000000u ?
+		    t.before_ns - g->value * 1000000000u : 0;
+		break;
+	default:
+		break;
+	}
+	/* Candidates: every object the filesystem can hold, within cull_memory. */
+	used = t.f.files > t.f.ffree ? t.f.files - t.f.ffree : 0;
+	cap = (size_t)(c->cfg.cull_memory / sizeof(struct cand));
+	if (used + 1 < cap)
+		cap = (size_t)used + 1;
+	if (cap < TARGET_FLOOR)
+		cap = TARGET_FLOOR;
+	if (c->o->json) {
+		jw_init(&t.w, stdout);
+		jw_obj_begin(&t.w, NULL);
+		jw_arr_begin(&t.w, "objects");
+	}
+	for (i = 0; i < PASSES_MAX; i++) {
+		uint64_t before = t.removed;
+		if ((r = pass(&t, cap, &full)) != 0)
+			break;
+		/* A dry run removes nothing: another pass would find the same. */
+		if (!full || t.removed == before || c->o->dry_run)
+			break;
+	}
+	tool_goal_describe(g, gd, sizeof(gd));
+	if (c->o->json) {
+		jw_arr_end(&t.w);
+		jw_bool(&t.w, "dry_run", c->o->dry_run);
+		jw_str(&t.w, "goal", gd);
+		jw_str(&t.w, "result", r == 1 ? "met" : r == 0 ? "exhausted" : "error");
+		jw_u64(&t.w, "removed", t.removed);
+		jw_u64(&t.w, "bytes", t.bytes);
+		jw_u64(&t.w, "skipped", t.skipped);
+		jw_double(&t.w, "seconds", (double)(now_ms() - t0) / 1000.0, 3);
+		jw_obj_end(&t.w);
+		fputc('\n', stdout);
+	} else {
+		printf("%s %" PRIu64 " objects (%s) in %.1f s; goal %s %s\n",
+		       c->o->dry_run ? "would remove" : "removed", t.removed,
+		       fmt_bytes(t.bytes, b, sizeof(b)), (double)(now_ms() - t0) / 1000.0, gd,
+		       r == 1 ? (c->o->dry_run ? "would be met" : "met") :
+		       "not met: nothing more can be removed");
+	}
+	if (devfd >= 0)
+		close(devfd);
+	return r < 0 ? TOOL_ERR : r == 0 ? TOOL_EXHAUSTED : TOOL_OK;
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cachefiles-cull cull against a stand-in for the daemon's control socket
+# (python3; the daemon's side is tested with the daemon): each goal maps to
+# its request words (docs/control-protocol.md), the reply is printed,
+# "exhausted" gives status 3, a refusal prints the daemon's reason and
+# gives 1, no daemon gives 1 and a pointer to trim; status shows the
+# daemon's state when it answers.
+. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
+. "$TOP/tests/integ/tool-lib.inc"
+
+tool_setup
+mkdir -p "$SIM_DIR/cache"
+if [ "$HAVE_PY" != 1 ]; then
+	skip "cull against a stand-in daemon" "python3 is not installed"
+	exit 0
+fi
+SOCK=$SIM_TMP/control
+REQS=$SIM_TMP/requests
+# serve REPLY: answer one connection at a time with REPLY, log each request.
+serve() {
+	python3 - "$SOCK" "$REQS" "$1" <<'PY' &
+import os, socket, sys
+path, log, reply = sys.argv[1], sys.argv[2], sys.argv[3]
+if os.path.exists(path):
+    os.unlink(path)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(4)
+while True:
+    c, _ = s.accept()
+    data = b""
+    while not data.endswith(b"\n"):
+        b = c.recv(256)
+        if not b:
+            break
+        data += b
+    with open(log, "a") as f:
+        f.write(data.decode())
+    c.sendall(reply.encode() + b"\n")
+    c.close()
+PY
+	SERVER=$!
+	SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $SERVER"
+	wait_for 5 test -S "$SOCK"
+}
+stop() { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; rm -f "$SOCK"; }
+cullc() { "$TOOL" -s "$SOCK" cull "$@" >"$TOOL_OUT" 2>"$TOOL_ERR"; }
+
+serve '{"ok":true,"result":"met","culled":12,"bytes":49152,"ms":1500}'
+cullc --to-run; check_eq "--to-run: status 0" 0 $?
+cullc --free 30%
+cullc --bytes 2M
+cullc --older-than 2d
+check_eq "requests as the protocol says" "cull to-run|cull free 30|cull bytes 2097152|cull older-than 172800|" \
+    "$(tr '\n' '|' <"$REQS")"
+check_grep "what was culled is printed" '^culled +12 objects, 48.0 KiB' "$TOOL_OUT"
+check_grep "and how long it took" '^took +1.5 s' "$TOOL_OUT"
+cullc --to-run --json
+check_json "cull --json is valid JSON" "$TOOL_OUT"
+check_grep "cull --json keys" '"goal":"to-run","result":"met","culled":12,"bytes":49152,"seconds":1.500' "$TOOL_OUT"
+stop
+
+serve '{"ok":true,"result":"exhausted","culled":3,"bytes":4096,"ms":10}'
+cullc --free 90%; check_eq "exhausted: status 3" 3 $?
+check_grep "exhausted: said so" 'not met, nothing more could be culled' "$TOOL_OUT"
+stop
+
+serve '{"ok":false,"error":"culling is disabled (nocull)"}'
+cullc --to-run; check_eq "refused: status 1" 1 $?
+check_grep "refused: the daemon's reason" 'refused: culling is disabled \(nocull\)' "$TOOL_ERR"
+stop
+
+serve '{"ok":true,"version":"1.0.0","dir":"/x","state":"idle","goals":0,"culled":7,"culled_bytes":8192,"scans":2}'
+check "status with a daemon" sh -c "\"\$0\" -d \"\$1\" -s \"\$2\" status >/dev/null" "$TOOL" "$SIM_DIR" "$SOCK"
+"$TOOL" -d "$SIM_DIR" -s "$SOCK" status >"$TOOL_OUT"
+check_grep "status: bound, from the daemon" '^bound +yes \(the daemon answers\)' "$TOOL_OUT"
+check_grep "status: the daemon's state and counters" '^daemon +idle, 0 goals; 2 scans, culled 7 objects' "$TOOL_OUT"
+"$TOOL" -d "$SIM_DIR" -s "$SOCK" status --json >"$TOOL_OUT"
+check_json "status --json with a daemon is valid JSON" "$TOOL_OUT"
+check_grep "status --json: daemon object" '"daemon":\{"state":"idle","goals":0,' "$TOOL_OUT"
+check_grep "status --json: bound" '"bound":true,"bound_from":"daemon"' "$TOOL_OUT"
+"$TOOL" -d "$SIM_DIR" -s "$SOCK" trim --to-run --device "$SIM_TMP/dev" >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_eq "trim refuses while a daemon answers" 1 $?
+check_grep "trim points at cull" "cachefiles-cull cull" "$TOOL_ERR"
+stop
+
+cullc --to-run; check_eq "no daemon: status 1" 1 $?
+check_grep "no daemon: points at trim" 'no daemon answers.*cachefiles-cull trim' "$TOOL_ERR"
+tap_done

@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cachefiles-cull's offline views on a generated tree, without a daemon:
+# status, report and list in text and JSON; list agrees with an independent
+# walk (find); bad input gets one line and status 1 or 2; nothing changes.
+. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
+. "$TOP/tests/integ/tool-lib.inc"
+
+tool_setup
+now=$(date +%s)
+cull_objects v1 30 8 $((now - 60 * 86400)) 3600
+cull_objects 9p,host, 20 4 $((now - 10 * 86400)) 7200
+: >"$SIM_DIR/cache/Iv1/@01/Xforeign"
+before=$(tree_sums)
+
+check "status exits 0" tool status
+check_grep "status names the directory" "^cache +$SIM_DIR " "$TOOL_OUT"
+check_grep "status counts the objects" '^objects +50 \(' "$TOOL_OUT"
+check_grep "status shows the block limits" 'brun 7%  bcull 5%  bstop 1%' "$TOOL_OUT"
+check_grep "status says no daemon answers" '^daemon +not answering' "$TOOL_OUT"
+check "status --json exits 0" tool status --json
+check_json "status --json is valid JSON" "$TOOL_OUT"
+for k in dir bound free_blocks_pct free_files_pct limits brun fstop objects bytes oldest_atime newest_atime; do
+	check_grep "status --json has $k" "\"$k\":" "$TOOL_OUT"
+done
+check_grep "status --json: objects" '"objects":50,' "$TOOL_OUT"
+check_grep "status --json: oldest_atime" "\"oldest_atime\":$((now - 60 * 86400))," "$TOOL_OUT"
+check_grep "status --json: no daemon" '"daemon":null' "$TOOL_OUT"
+
+check "report exits 0" tool report
+check_grep "report decodes the 9p volume" ' 9p tag host$' "$TOOL_OUT"
+check_grep "report shows the other volume raw" ' Iv1$' "$TOOL_OUT"
+check_grep "report has an access-time histogram by week" '^  8w ago ' "$TOOL_OUT"
+check_grep "report has a size histogram" '^  <= 8.0 KiB +30 ' "$TOOL_OUT"
+check "report --json exits 0" tool report --json
+check_json "report --json is valid JSON" "$TOOL_OUT"
+check_grep "report --json: the 9p volume" '"volume":"I9p,host,","fs":"9p","desc":"9p tag host","objects":20,' "$TOOL_OUT"
+
+# list against find: the oldest 12, in order.
+check "list -n 12 exits 0" tool list -n 12
+find "$SIM_DIR/cache" -type f -name 'D*' -printf '%A@ %P\n' | sort -n | head -12 |
+    sed 's/^[0-9]*\.[0-9]* //; s/^[0-9]* //' >"$SIM_TMP/want"
+sed 1d "$TOOL_OUT" | awk '{ print $NF }' >"$SIM_TMP/got"
+check "list agrees with find, in order" cmp -s "$SIM_TMP/want" "$SIM_TMP/got"
+[ -s "$SIM_TMP/got" ] || note "list printed: $(cat "$TOOL_OUT")"
+check "list --json exits 0" tool list --json -n 12
+check_json "list --json is valid JSON" "$TOOL_OUT"
+if [ "$HAVE_PY" = 1 ]; then
+	python3 -c 'import json,sys
+for o in json.load(sys.stdin): print(o["path"])' <"$TOOL_OUT" >"$SIM_TMP/got"
+	check "list --json paths agree with find" cmp -s "$SIM_TMP/want" "$SIM_TMP/got"
+	first=$(python3 -c 'import json,sys; o=json.load(sys.stdin)[0]; print(o["atime"], o["bytes"])' <"$TOOL_OUT")
+	check_eq "list --json atime and bytes of the oldest" "$((now - 60 * 86400)) 8192" "$first"
+else
+	skip "list --json paths agree with find" "python3 is not installed"
+fi
+check "list (default 20)" tool list
+check_eq "list prints 20 by default" 21 "$(wc -l <"$TOOL_OUT")"
+
+# Bad input: one line on stderr, status 1 or 2, nothing touched.
+bad() {
+	want=$1; shift
+	"$TOOL" -s "$SIM_TMP/no-daemon" "$@" >"$TOOL_OUT" 2>"$TOOL_ERR"
+	rc=$?
+	if [ "$rc" = "$want" ] && [ "$(wc -l <"$TOOL_ERR")" = 1 ] && [ ! -s "$TOOL_OUT" ]; then
+		ok "bad input: $* -> $want"
+	else
+		not_ok "bad input: $* -> $want"; note "status $rc: $(cat "$TOOL_ERR")"
+	fi
+}
+bad 2 -d "$SIM_DIR" frobnicate
+bad 2 -d "$SIM_DIR"
+bad 2 -d "$SIM_DIR" list -n 0
+bad 2 -d "$SIM_DIR" trim --bytes 12Q
+bad 2 -d "$SIM_DIR" trim --older-than 5y
+bad 2 -d "$SIM_DIR" cull --free 0%
+bad 2 -d "$SIM_DIR" status --to-run
+bad 1 -d "$SIM_TMP/missing" status
+bad 1 -d "$SIM_TMP" list
+bad 1 -d "$SIM_DIR/cache/Iv1/@01/Xforeign" report
+check_grep "not a cache: a clear reason" 'not a directory' "$TOOL_ERR"
+bad 1 -f "$SIM_TMP/missing.conf" status
+check "--help exits 0" sh -c "\"\$0\" --help >/dev/null" "$TOOL"
+check_grep "--version prints it" '^cachefiles-cull [0-9]' "$(
+	"$TOOL" --version >"$SIM_TMP/v"; echo "$SIM_TMP/v")"
+check_eq "nothing was changed" "$before" "$(tree_sums)"
+tap_done
