@@ -5,6 +5,7 @@
 #   make check      build and run every test layer (unit, simulator, VM)
 #   make check SANITIZE=1   the same under AddressSanitizer and UBSan
 #   make bench      benchmarks (not part of check)
+#   make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (clang)
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
 #   make selinux    the SELinux policy module;  make deb: a Debian package
@@ -96,7 +97,7 @@ SIM_DAEMON := $(BUILD)/tests/cachefilesd-sim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit bench demo deps install clean lint selinux deb
+.PHONY: all check unit bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz
 all: cachefilesd cachefiles-cull
 
 $(BUILD)/%.o: %.c
@@ -164,11 +165,39 @@ bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(
 demo: deps-check $(BUILD)/cachefilesd $(SIM_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/vm/demo.sh
 
+# Fuzzing (tests/fuzz/README): every tests/fuzz/fuzz_*.c is a libFuzzer
+# target.  The whole library is built again with clang, coverage
+# instrumentation, ASan and UBSan under $(BUILD)/fuzz by a recursive make
+# (same rules, other BUILD and CC), then each target runs FUZZ_SECONDS.
+# The targets need no daemon/ (which clang does not compile yet).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/%)
+
+fuzz: deps-fuzz
+	@$(MAKE) -s --no-print-directory BUILD=$(BUILD)/fuzz SANITIZE=0 CC=$(FUZZ_CC) \
+	    CFLAGS='$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link' fuzz-bins
+	@BUILD=$(BUILD)/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS='$(FUZZ_TARGETS)' \
+	    sh tests/fuzz/run.sh
+
+fuzz-bins: $(FUZZ_BINS)
+FUZZ_LIBS    := $(LIB_KERNEL) $(LIB_CULL) $(LIB_CONFIG) $(LIB_LIB)
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< \
+	    $(FUZZ_LIBS) $(LIBS)
+
 # Install what is missing (Debian 12); quiet when everything is there.
 deps:
 	@sh packaging/deps.sh all
 deps-check:
 	@sh packaging/deps.sh check
+deps-fuzz:
+	@sh packaging/deps.sh fuzz
 
 # The SELinux policy module (Debian: selinux-policy-dev), built out of tree.
 selinux: $(BUILD)/selinux/cachefilesd.pp
@@ -205,4 +234,4 @@ clean:
 	rm -rf build build-san cachefilesd cachefiles-cull
 
 -include $(MOD_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(BUILD)/cull/tool.d $(BUILD)/cachefilesd.d $(LINK_DEVICE:.o=.d) $(LINK_SIM:.o=.d) \
-    $(SIMT_OBJ:.o=.d)
+    $(SIMT_OBJ:.o=.d) $(FUZZ_BINS:=.d)

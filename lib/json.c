@@ -281,6 +281,8 @@ copy_string(const char *p, const char *end, char *out, size_t size)
 			return -1;
 		out[n++] = c;
 	}
+	if (n >= size)		/* size 0: not even room for the NUL */
+		return -1;
 	out[n] = '\0';
 	return 0;
 }

@@ -81,7 +81,7 @@ rate_limited(const char *msg)
 	return 0;
 }
 
-static void
+static void __attribute__((format(printf, 3, 0)))
 vlog(int pri, int with_errno, const char *fmt, va_list ap)
 {
 	char msg[LOG_LINE_MAX];

@@ -41,7 +41,8 @@ for comp in lib config cull kernel daemon; do
 done
 
 # Other C files (main, tests, bench) name the folder of every project header too.
-bad=$(grep -n '^#include "[^/"]*"' cachefilesd.c tests/unit/*.c tests/sim/*.c bench/*.c 2>/dev/null)
+bad=$(grep -n '^#include "[^/"]*"' cachefilesd.c tests/unit/*.c tests/sim/*.c \
+    tests/fuzz/*.c tests/fuzz/*.h bench/*.c 2>/dev/null)
 check_eq "every other include names its folder" "" "$bad"
 
 # The Makefile passes -I. and nothing else of ours.

@@ -111,6 +111,25 @@ test_reader(void **state)
 	assert_int_equal(json_get("{\"a\" 1}", "a", out, sizeof(out)), -1);
 }
 
+/*
+ * An empty string does not fit in a buffer of 0 bytes: nothing is written
+ * there (found by tests/fuzz/fuzz_json.c).
+ */
+static void
+test_reader_empty_into_nothing(void **state)
+{
+	char out[2] = { 'x', 'x' };
+
+	(void)state;
+	assert_int_equal(json_get("{\"e\":\"\"}", "e", out, 0), -1);
+	assert_int_equal(out[0], 'x');
+	assert_int_equal(json_get("{\"e\":1}", "e", out, 0), -1);
+	assert_int_equal(out[0], 'x');
+	assert_int_equal(json_get("{\"e\":\"\"}", "e", out, 1), 0);
+	assert_int_equal(out[0], '\0');
+	assert_int_equal(out[1], 'x');
+}
+
 int
 main(void)
 {
@@ -118,6 +137,7 @@ main(void)
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_reader_empty_into_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
