@@ -503,9 +503,12 @@ test_victims(void **state)
 	set_atime(rel, now);
 	snprintf(rel, sizeof(rel), "cache/Iv/@02/Dvictim-02-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
 	rm(rel);
-	snprintf(rel, sizeof(rel), "cache/Iv/@00/Dvictim-04-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
-	rm(rel);
-	obj(rel, now - 96 * DAY, 4096);
+	/* Replaced: the new file exists before the old goes, so its inode cannot be reused. */
+	obj("cache/Iv/@00/Dreplacement", now - 96 * DAY, 4096);
+	snprintf(rel, sizeof(rel), "%s/cache/Iv/@00/Dvictim-04-%s", top,
+		 "padding-to-an-nfs-like-length-of-sixty-chars");
+	snprintf(p, sizeof(p), "%s/cache/Iv/@00/Dreplacement", top);
+	assert_int_equal(rename(p, rel), 0);
 	snprintf(p, sizeof(p), "%s/cache/Iv/@03", top);
 	snprintf(rel, sizeof(rel), "%s/cache/Iv/@03.moved", top);
 	assert_int_equal(rename(p, rel), 0);
