@@ -4,6 +4,9 @@
 #   make            build the daemon (./cachefilesd) and the tool (./cachefiles-cull)
 #   make check      build and run every test layer (unit, simulator, VM)
 #   make check SANITIZE=1   the same under AddressSanitizer and UBSan
+#   make check SANITIZE=thread INTEG='cull-*'   the threaded ones under TSan
+#   make soak       long runs (SOAK_SHORT=1: CI's shortened form)
+#   make fuzz       libFuzzer targets, FUZZ_SECONDS each
 #   make bench      benchmarks (not part of check)
 #   make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (clang)
 #   make demo       the daemon against the real kernel module in a VM
@@ -97,7 +100,7 @@ SIM_DAEMON := $(BUILD)/tests/cachefilesd-sim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz
+.PHONY: all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak
 all: cachefilesd cachefiles-cull
 
 $(BUILD)/%.o: %.c
@@ -159,6 +162,18 @@ check: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) LAYERS=unit sh tests/run.sh
 
+# Long runs: a simulated week under valgrind's massif and 100 kill -9 cycles
+# and 60 rounds in the VM.  SOAK_SHORT=1 is CI's shortened form.
+ifeq ($(SOAK_SHORT),1)
+SOAK_ENV   := WEEK_ROUNDS=24 SOAK_CYCLES=20 SOAK_ROUNDS=12
+else
+SOAK_ENV   := WEEK_ROUNDS=168 SOAK_CYCLES=100 SOAK_ROUNDS=60
+endif
+soak: deps-soak $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN)
+	@$(SOAK_ENV) BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
+	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
+	    LAYERS="soak vm" VM_ONLY=soak sh tests/run.sh
+
 bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh
 
@@ -196,6 +211,8 @@ deps:
 	@sh packaging/deps.sh all
 deps-check:
 	@sh packaging/deps.sh check
+deps-soak:
+	@sh packaging/deps.sh soak
 deps-fuzz:
 	@sh packaging/deps.sh fuzz
 

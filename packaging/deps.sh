@@ -5,14 +5,17 @@
 #   deps.sh all     the same, loudly
 #   deps.sh fuzz    what make fuzz needs: the build packages and clang with
 #                   libFuzzer (not part of check: clang is large)
+#   deps.sh soak    what make soak needs: the test packages and valgrind
 set -eu
 BUILD_PKGS="gcc make pkg-config libevent-dev libattr1-dev libcap-dev libsystemd-dev libcmocka-dev"
 TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps selinux-policy-dev checkpolicy"
 # Debian 12: clang-14's -fsanitize=fuzzer links libclang_rt.fuzzer, which
 # libclang-rt-14-dev ships (clang only recommends it); ASan/UBSan too.
 FUZZ_PKGS="clang libclang-rt-14-dev"
+SOAK_PKGS="valgrind"
 case ${1:-check} in
 fuzz) WANT="$BUILD_PKGS $FUZZ_PKGS" ;;
+soak) WANT="$BUILD_PKGS $TEST_PKGS $SOAK_PKGS" ;;
 *) WANT="$BUILD_PKGS $TEST_PKGS" ;;
 esac
 missing=

@@ -8,6 +8,8 @@
 #   config  golden configuration corpus, tests/config/run.sh
 #   integ   the test daemon against the kernel simulator, tests/integ/*.sh
 #   vm      the daemon against the real module in QEMU, tests/vm/run.sh
+#   soak    long runs, tests/soak/*.sh (make soak; not in the default list)
+# INTEG, a glob, picks integration scripts by name (INTEG='cull-*').
 #
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, and the check
 # that it has no simulator hook); CACHEFILESD_SIM is the test daemon, the same
@@ -69,13 +71,17 @@ for layer in $LAYERS; do
 	config)
 		[ -f tests/config/run.sh ] && run_prog config/golden sh tests/config/run.sh ;;
 	integ)
-		for t in tests/integ/*.sh; do
+		for t in tests/integ/${INTEG:-*}.sh; do
 			[ -f "$t" ] || continue
 			case ${t##*/} in lib-*) continue ;; esac	# shell libraries
 			run_prog "integ/$(basename "$t" .sh)" sh "$t"
 		done ;;
 	vm)
 		[ -f tests/vm/run.sh ] && run_prog vm/scenarios sh tests/vm/run.sh ;;
+	soak)
+		for t in tests/soak/*.sh; do
+			[ -f "$t" ] && run_prog "soak/$(basename "$t" .sh)" sh "$t"
+		done ;;
 	*)
 		echo "run.sh: unknown layer $layer" >&2; fail=$((fail + 1)) ;;
 	esac
