@@ -175,6 +175,7 @@ struct client {
 	int fd;
 	enum phase phase;
 	int goal;			/* WAITING: the engine's goal id */
+	const char *refuse;		/* answer this to the request, whatever it is */
 	struct event *ev_read, *ev_write, *ev_timer;
 	char in[CONTROL_REQUEST_MAX];
 	size_t inlen;
@@ -188,7 +189,13 @@ struct control {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct control_ops ops;
 	struct event *ev_accept;
-	struct client *clients[CONTROL_CLIENTS_MAX];
+	/*
+	 * CONTROL_CLIENTS_MAX served, and as many again refused: a refused
+	 * client gets its refusal once its request is in (or its deadline
+	 * passed), since a client that is still sending when the daemon closes
+	 * sees EPIPE rather than the reply.
+	 */
+	struct client *clients[2 * CONTROL_CLIENTS_MAX];
 };
 
 static int
@@ -388,6 +395,10 @@ serve(struct client *cl, const char *line, size_t len)
 	char desc[64];
 	int id;
 
+	if (cl->refuse != NULL) {
+		reply_error(cl, cl->refuse);
+		return;
+	}
 	if (control_parse_request(line, len, &req, &err) == -1) {
 		reply_error(cl, err);
 		return;
@@ -448,7 +459,9 @@ on_read(evutil_socket_t fd, short what, void *arg)
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		if (n == 0 && cl->inlen > 0)
+		if (n == 0 && cl->refuse != NULL)
+			reply_error(cl, cl->refuse);
+		else if (n == 0 && cl->inlen > 0)
 			reply_error(cl, "incomplete request: no newline");
 		else
 			client_free(cl);
@@ -457,6 +470,11 @@ on_read(evutil_socket_t fd, short what, void *arg)
 	cl->inlen += (size_t)n;
 	if ((nl = memchr(cl->in, '\n', cl->inlen)) != NULL) {
 		serve(cl, cl->in, (size_t)(nl - cl->in));
+		return;
+	}
+	if (cl->refuse != NULL) {
+		if (cl->inlen == sizeof(cl->in))
+			reply_error(cl, cl->refuse);
 		return;
 	}
 	/* Refuse garbage at once rather than wait for a newline that may never come. */
@@ -489,7 +507,7 @@ on_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (cl->phase == READING) {
 		log_debug(1, "control: no request within %d s", CONTROL_TIMEOUT_MS / 1000);
-		reply_error(cl, "timed out waiting for the request");
+		reply_error(cl, cl->refuse != NULL ? cl->refuse : "timed out waiting for the request");
 	} else {
 		log_debug(1, "control: reply not taken within %d s; abandoned",
 			  CONTROL_TIMEOUT_MS / 1000);
@@ -517,7 +535,8 @@ on_accept(evutil_socket_t lfd, short what, void *arg)
 	struct client *cl;
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
-	size_t i;
+	const char *why = NULL;
+	size_t i, served = 0, slot = ARRAY_SIZE(c->clients);
 	int fd;
 
 	(void)what;
@@ -526,14 +545,21 @@ on_accept(evutil_socket_t lfd, short what, void *arg)
 			log_warn("control socket: accept");
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(c->clients); i++)
+	for (i = 0; i < ARRAY_SIZE(c->clients); i++) {
 		if (c->clients[i] == NULL)
-			break;
-	if (i == ARRAY_SIZE(c->clients)) {
+			slot = slot < i ? slot : i;
+		else
+			served += c->clients[i]->refuse == NULL;
+	}
+	if (served >= CONTROL_CLIENTS_MAX) {
 		log_debug(1, "control: %d clients already; refused", CONTROL_CLIENTS_MAX);
+		why = "too many clients";
+	}
+	if (slot == ARRAY_SIZE(c->clients)) {
 		refuse(fd, "too many clients");
 		return;
 	}
+	i = slot;
 	cl = xcalloc(1, sizeof(*cl));
 	cl->c = c;
 	cl->fd = fd;
@@ -549,9 +575,9 @@ on_accept(evutil_socket_t lfd, short what, void *arg)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1 || cred.uid != 0) {
 		log_info("control: refused a client (uid %ld): only root is served",
 			 clen == sizeof(cred) ? (long)cred.uid : -1L);
-		reply_error(cl, "permission denied");
-		return;
+		why = "permission denied";
 	}
+	cl->refuse = why;
 	event_add(cl->ev_read, NULL);
 }
 

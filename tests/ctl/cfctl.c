@@ -68,6 +68,7 @@ main(int argc, char **argv)
 		len = fread(in, 1, sizeof(in), stdin);
 		if (len > 0 && send(fd, in, len, MSG_NOSIGNAL) < 0)
 			fprintf(stderr, "cfctl: send: %s\n", strerror(errno));
+		shutdown(fd, SHUT_WR);	/* the daemon sees the end of the request */
 		return drain(fd, argc > 3 ? atoi(argv[3]) : 10);
 	}
 	if (argc == 4 && strcmp(argv[1], "-i") == 0)
