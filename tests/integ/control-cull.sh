@@ -80,6 +80,12 @@ check_eq "cull bytes beyond the cache: the rest went" 40 "$(jval culled "$r")"
 check_eq "cull bytes beyond the cache: nothing is left" 0 "$(cull_survivors v1 $N | wc -l)"
 check_grep "one log line per episode" 'culled [0-9]+ objects, [0-9]+\.[0-9] MiB in [0-9]+\.[0-9] s \([0-9]+ busy, skipped\)' "$DAEMON_LOG"
 
+# The logcheck rule the package installs ignores that line, as syslog writes it.
+line=$(sed -n 's/^cachefilesd: \(culled .*\)$/Dec  1 01:02:03 host-1 cachefilesd[42]: \1/p' "$DAEMON_LOG" | head -1)
+grep -v '^#' "$TOP/packaging/debian/cachefilesd.logcheck.ignore.server" >"$SIM_TMP/logcheck"
+check "the logcheck rule matches the episode line" sh -c "printf '%s\n' '$line' | grep -Eqf '$SIM_TMP/logcheck'"
+check "the logcheck rule matches nothing else" sh -c "! printf '%s\n' '${line%)} more)' | grep -Eqf '$SIM_TMP/logcheck'"
+
 r=$(ctl rescan 2000)
 check_eq "rescan: ok" '{"ok":true}' "$r"
 check "rescan: a scan ran" wait_for 5 sh -c "[ \$(grep -c 'scan: ' '$DAEMON_LOG') -ge 2 ]"
