@@ -21,7 +21,8 @@ PLAN1="bind 90
 signals 120
 limits 90
 badconf 40
-conform 150"
+conform 150
+sockcull 90"
 PLAN2="cull 200
 inuse 160"
 
