@@ -82,7 +82,8 @@ test_bad_requests(void **state)
 	refused("cull", 4, "needs a goal");
 	refused("cull free", 9, "wrong number");
 	refused("cull to-run 5", 13, "no value");
-	refused("cull free 5 6", 13, "too many words");
+	refused("cull free 5 6", 13, "wrong number");
+	refused("cull free 5 6 7", 15, "too many words");
 	refused("cull free 0", 11, "1 to 100");
 	refused("cull free 101", 13, "1 to 100");
 	refused("cull free 5%", 12, "1 to 100");
