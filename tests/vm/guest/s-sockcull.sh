@@ -5,6 +5,7 @@
 DIR=$FS/sockcull
 LOG=/out/sockcull-daemon.log
 SOCK=/tmp/cfd/control
+mkdir -p "$DIR"
 { conf_limits "$DIR" vmsock; echo "control_socket $SOCK"; } > /tmp/sockcull.conf
 if ! command -v cfctl >/dev/null 2>&1; then
 	not_ok "cull free over the control socket reaches its goal"
