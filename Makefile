@@ -59,8 +59,8 @@ LIBS        = $(PKG_LIBS) -pthread
 #   cull/    the scanner library: no kernel, no daemon (the tool links it)
 #   config/  the configuration parser and its directive table
 #   lib/     leaf helpers: logging, small utilities
-DAEMON_SRCS := daemon/checkenv.c daemon/daemon.c daemon/engine.c daemon/engine_fsm.c \
-               daemon/goal.c daemon/notify.c daemon/status.c \
+DAEMON_SRCS := daemon/checkenv.c daemon/control.c daemon/daemon.c daemon/engine.c \
+               daemon/engine_fsm.c daemon/goal.c daemon/metrics.c daemon/notify.c daemon/status.c \
                daemon/options.c daemon/pidfile.c daemon/priv.c
 KERNEL_SRCS := kernel/channel.c kernel/device.c
 CULL_SRCS   := cull/control.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
@@ -97,6 +97,7 @@ SIMT_OBJ    := $(BUILD)/tests/sim/simtransport.o
 SIM_SRCS   := $(filter-out tests/sim/link-sim.c,$(wildcard tests/sim/*.c))
 SIM_BIN    := $(BUILD)/tests/cfsim
 SIM_DAEMON := $(BUILD)/tests/cachefilesd-sim
+CTL_BIN    := $(BUILD)/tests/cfctl
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
@@ -147,6 +148,11 @@ $(SIM_BIN): $(SIM_SRCS) $(LIBCFD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SIM_SRCS) $(LIBCFD) $(LIBS)
 
+# A control-socket client for the tests (tests/integ/control-*.sh, the VM).
+$(CTL_BIN): tests/ctl/cfctl.c $(LIBCFD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBCFD) $(LIBS)
+
 $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBCFD) $(LIBS)
@@ -154,9 +160,10 @@ $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 # Everything a test run needs; check installs missing packages first.
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, the hook check);
 # CACHEFILESD_SIM the test daemon that the integ layer drives.
-check: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
+check: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN) $(CTL_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
+	    CFCTL=$(CURDIR)/$(CTL_BIN) \
 	    sh tests/run.sh
 
 unit: $(UNIT_BINS)
@@ -169,9 +176,9 @@ SOAK_ENV   := WEEK_ROUNDS=24 SOAK_CYCLES=20 SOAK_ROUNDS=12
 else
 SOAK_ENV   := WEEK_ROUNDS=168 SOAK_CYCLES=100 SOAK_ROUNDS=60
 endif
-soak: deps-soak $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN)
+soak: deps-soak $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN) $(CTL_BIN)
 	@$(SOAK_ENV) BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
-	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
+	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) CFCTL=$(CURDIR)/$(CTL_BIN) \
 	    LAYERS="soak vm" VM_ONLY=soak sh tests/run.sh
 
 bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)

@@ -32,6 +32,7 @@ enum kind {
 	K_SIZE,		/* N[K|M|G], kept in bytes (uint64_t) */
 	K_FLAG,		/* no argument (int) */
 	K_RESUME,	/* two values, each a positive number or "-" */
+	K_SOCKET,	/* absolute path or "none" (kept as ""), into a char array */
 };
 
 struct directive {
@@ -88,6 +89,11 @@ static const struct directive table[] = {
 	  "N[K|M|G]", NULL, "memory the table of cull candidates may use" },
 	{ "scan_threads", K_UINT, F(scan_threads), 0, 1, 64, 4, "N", NULL,
 	  "parallel stat threads a scan uses" },
+	{ "control_socket", K_SOCKET, F(control_socket), FSIZE(control_socket), 0, 0, 0,
+	  "PATH|none", NULL, "Unix socket cachefiles-cull talks to the daemon on" },
+	{ "metrics_file", K_PATH, F(metrics_file), FSIZE(metrics_file), 0, 0, 0, "PATH",
+	  "no metrics file",
+	  "file the daemon keeps metrics in, in Prometheus text format" },
 };
 #define NDIRECTIVES ((int)ARRAY_SIZE(table))
 
@@ -290,6 +296,10 @@ config_defaults(struct config *cfg)
 		case K_PATH:
 		case K_TEXT:
 			break;
+		case K_SOCKET:
+			/* The only socket: control_socket. */
+			snprintf(field(cfg, &table[i]), table[i].size, "%s", CFG_SOCKET_DEFAULT);
+			break;
 		case K_RESUME:
 			cfg->resume_blocks = RESUME_BLOCKS_DEF;
 			cfg->resume_files = RESUME_FILES_DEF;
@@ -436,7 +446,7 @@ set_text(struct parse *p, unsigned line, const struct directive *d,
 			 (unsigned char)*c, show(arg, q, sizeof(q)));
 		return -1;
 	}
-	if (d->kind == K_PATH && arg[0] != '/') {
+	if ((d->kind == K_PATH || d->kind == K_SOCKET) && arg[0] != '/') {
 		error_at(p, line, "%s: '%s' is not an absolute path", d->name,
 			 show(arg, q, sizeof(q)));
 		return -1;
@@ -505,6 +515,25 @@ set_resume(struct parse *p, unsigned line, const struct directive *d, char *arg)
 	return 0;
 }
 
+/* A socket path: absolute, short enough for sun_path, or "none". */
+static int
+set_socket(struct parse *p, unsigned line, const struct directive *d, const char *arg)
+{
+	char q[SHOW_MAX + 8];
+	size_t len = strlen(arg);
+
+	if (strcmp(arg, "none") == 0) {
+		*(char *)field(p->cfg, d) = '\0';
+		return 0;
+	}
+	if (len > 0 && arg[len - 1] == '/') {
+		error_at(p, line, "%s: '%s' names a directory, not a socket", d->name,
+			 show(arg, q, sizeof(q)));
+		return -1;
+	}
+	return set_text(p, line, d, arg);
+}
+
 static int
 set_value(struct parse *p, unsigned line, const struct directive *d, char *arg)
 {
@@ -512,6 +541,8 @@ set_value(struct parse *p, unsigned line, const struct directive *d, char *arg)
 	case K_PATH:
 	case K_TEXT:
 		return set_text(p, line, d, arg);
+	case K_SOCKET:
+		return set_socket(p, line, d, arg);
 	case K_RESUME:
 		return set_resume(p, line, d, arg);
 	case K_FLAG:
@@ -554,8 +585,9 @@ parse_directive(struct parse *p, unsigned line, char *word)
 		return;
 	}
 	i = d - table;
-	if (p->line[i] != 0 && (d->kind == K_PATH || d->kind == K_TEXT)) {
-		/* The kernel refuses a second dir, tag or secctx. */
+	if (p->line[i] != 0 && (d->kind == K_PATH || d->kind == K_TEXT ||
+	    d->kind == K_SOCKET)) {
+		/* The kernel refuses a second dir, tag or secctx; one path each. */
 		error_at(p, line, "'%s' already given at line %u", d->name,
 			 p->line[i]);
 		return;
@@ -754,6 +786,10 @@ dump_one(const struct config *cfg, const struct directive *d, FILE *out)
 		else
 			fprintf(out, "# %s not set: %s\n", d->name,
 				d->unset != NULL ? d->unset : "no value");
+		break;
+	case K_SOCKET:
+		s = cfield(cfg, d);
+		fprintf(out, "%s %s\n", d->name, *s != '\0' ? s : "none");
 		break;
 	case K_FLAG:
 		if (get_number(cfg, d))

@@ -22,6 +22,8 @@
 #define CFG_FILE_MAX (1024 * 1024)	/* a longer configuration file is refused */
 #define CFG_FILE_MAX_TEXT "1 MiB"
 #define CFG_CULL_AGE_MAX (3650 * 86400ULL)	/* cull_age at most 3650d */
+#define CFG_SOCKET_MAX 108		/* sizeof(sun_path): control_socket is shorter */
+#define CFG_SOCKET_DEFAULT "/run/cachefilesd/control"
 
 /* The six limits, in percent of the cache filesystem's blocks and files. */
 enum cfg_limit { LIM_BRUN, LIM_BCULL, LIM_BSTOP, LIM_FRUN, LIM_FCULL, LIM_FSTOP, LIM_COUNT };
@@ -39,6 +41,8 @@ struct config {
 	uint64_t cull_age;		/* seconds; 0 = no age limit */
 	uint64_t cull_memory;		/* bytes the candidate table may use */
 	unsigned scan_threads;		/* parallel stat threads for a scan */
+	char control_socket[CFG_SOCKET_MAX];	/* "" = none */
+	char metrics_file[PATH_MAX];	/* "" = no metrics file */
 	uint64_t given;			/* bit i set: table entry i appeared in the file */
 };
 

@@ -7,14 +7,18 @@
  * device, configure and bind, tell the service manager, open DIR/cache and
  * DIR/graveyard, move into DIR/cache for good, drop capabilities.  Then a
  * libevent loop: the device (state changed), signals, the graveyard's
- * inotify descriptor, the cull engine's steps and its scan descriptor, and
- * the watchdog when the unit asks for one.  Nothing else wakes an idle
- * daemon.
+ * inotify descriptor, the cull engine's steps and its scan descriptor, the
+ * control socket and its clients, and the watchdog when the unit asks for
+ * one.  Nothing else wakes an idle daemon: the metrics file is rewritten
+ * only after a scan, at the end of a culling episode, and at most every
+ * METRICS_MIN_MS while culling.
  */
 #include "config/config.h"
 #include "cull/target.h"
+#include "daemon/control.h"
 #include "daemon/daemon.h"
 #include "daemon/engine.h"
+#include "daemon/metrics.h"
 #include "cull/graveyard.h"
 #include "kernel/channel.h"
 #include "lib/log.h"
@@ -44,6 +48,7 @@
 #define BUSY_WAIT_MS 10000	/* how long a previous instance may take to withdraw */
 #define STATUS_MIN_MS 1000	/* STATUS= at most this often while the phase holds */
 #define MALFORMED_MAX 10	/* malformed state lines in a row before giving up */
+#define METRICS_MIN_MS 5000	/* the metrics file at most this often while culling */
 
 struct daemon {
 	const struct options *opt;
@@ -69,9 +74,21 @@ struct daemon {
 	sigset_t sigmask;		/* restored once the loop owns the signals */
 	int exit_status;
 
+	int ctl_fd;			/* the control socket before the loop takes it */
+	struct control *ctl;
+
+	/* A culling episode: from something asking until nothing does. */
+	int ep_active;
+	uint64_t ep_t0, ep_culled, ep_bytes, ep_busy;
+
+	uint64_t metrics_ms;		/* last written; 0: never */
+	uint64_t metrics_scans;		/* scans finished at that time */
+	struct engine_vol *vols;	/* METRICS_VOLS_MAX, allocated on first use */
+
 	struct event_base *base;
 	struct event *ev_dev, *ev_term, *ev_int, *ev_hup;
 	struct event *ev_gy, *ev_gywork, *ev_step, *ev_engfd, *ev_wd, *ev_status;
+	struct event *ev_metrics;
 };
 
 static void step_engine(struct daemon *d);
@@ -156,6 +173,93 @@ fill_status(const struct daemon *d, struct status *s)
 		log_warn("%s/cache: statvfs", d->cfg->dir);
 	if (d->eng != NULL)
 		engine_snapshot(d->eng, &s->eng);
+}
+
+/* ---- culling episodes and the metrics file ---- */
+
+static void
+write_metrics(struct daemon *d, const struct status *s)
+{
+	size_t n = 0;
+
+	evtimer_del(d->ev_metrics);
+	d->metrics_ms = now_ms();
+	d->metrics_scans = s->eng.scans;
+	if (d->eng != NULL) {
+		if (d->vols == NULL)
+			d->vols = xcalloc(METRICS_VOLS_MAX, sizeof(*d->vols));
+		n = engine_volumes(d->eng, d->vols, METRICS_VOLS_MAX);
+		if (n > METRICS_VOLS_MAX)
+			n = METRICS_VOLS_MAX;
+	}
+	metrics_write(d->cfg->metrics_file, s, d->vols, n);
+}
+
+/*
+ * An episode runs while the kernel asks, a goal asked over the socket is
+ * pending, or the engine culls (the age limit): one log line when it ends.
+ */
+static int
+episode(struct daemon *d, const struct status *s)
+{
+	const struct engine_snap *e = &s->eng;
+	int active = d->eng != NULL && (s->kernel_cull || e->goals > 0 ||
+		     e->state == EFSM_CULLING || e->state == EFSM_RETRYING_BUSY);
+	uint64_t ms;
+
+	if (active && !d->ep_active) {
+		d->ep_t0 = now_ms();
+		d->ep_culled = e->culled;
+		d->ep_bytes = e->culled_bytes;
+		d->ep_busy = e->busy;
+	} else if (!active && d->ep_active && d->eng != NULL) {
+		ms = now_ms() - d->ep_t0;
+		log_info("culled %llu objects, %.1f MiB in %llu.%llu s (%llu busy, skipped)",
+			 (unsigned long long)(e->culled - d->ep_culled),
+			 (double)(e->culled_bytes - d->ep_bytes) / (1024.0 * 1024.0),
+			 (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100),
+			 (unsigned long long)(e->busy - d->ep_busy));
+	}
+	d->ep_active = active;
+	return active;
+}
+
+/* After each step: the episode's log line, and the metrics file when due. */
+static void
+account(struct daemon *d, int force_metrics)
+{
+	struct status s;
+	int was = d->ep_active, active;
+	uint64_t now, wait;
+
+	fill_status(d, &s);
+	active = episode(d, &s);
+	if (d->cfg->metrics_file[0] == '\0')
+		return;
+	now = now_ms();
+	if (force_metrics || d->metrics_ms == 0 || (was && !active) ||
+	    s.eng.scans != d->metrics_scans ||
+	    (active && now - d->metrics_ms >= METRICS_MIN_MS)) {
+		write_metrics(d, &s);
+		return;
+	}
+	if (active && !evtimer_pending(d->ev_metrics, NULL)) {
+		/* The last word of a busy stretch: one timer, only while culling. */
+		struct timeval tv;
+
+		wait = METRICS_MIN_MS - (now - d->metrics_ms);
+		tv.tv_sec = (time_t)(wait / 1000);
+		tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
+		evtimer_add(d->ev_metrics, &tv);
+	}
+}
+
+static void
+on_metrics(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	account(arg, 1);
 }
 
 static void
@@ -285,8 +389,92 @@ step_engine(struct daemon *d)
 	}
 	schedule(d, next, delay);
 	watch_engine_fd(d);
+	account(d, 0);
+	control_poll(d->ctl);
 	update_status(d, 0);
 }
+
+/* ---- the control socket ---- */
+
+static size_t
+ctl_status(void *arg, char *buf, size_t size)
+{
+	struct status s;
+
+	fill_status(arg, &s);
+	return status_format_json(&s, buf, size);
+}
+
+static int
+ctl_cull(void *arg, const struct goal *g, const char **err)
+{
+	struct daemon *d = arg;
+	int id;
+
+	if (d->eng == NULL) {
+		*err = "culling is disabled (nocull or -N)";
+		return -1;
+	}
+	if ((id = engine_goal_add(d->eng, g)) < 0) {
+		*err = "too many goals are active, or the cache cannot be measured";
+		return -1;
+	}
+	/* The episode starts now, and the engine steps promptly towards the goal. */
+	account(d, 0);
+	schedule(d, ENGINE_AGAIN, 0);
+	return id;
+}
+
+static int
+ctl_poll(void *arg, int id, struct engine_goal_report *r, const char **err)
+{
+	struct daemon *d = arg;
+
+	if (d->eng == NULL) {
+		*err = "culling was disabled; the goal is withdrawn";
+		return -1;
+	}
+	if (engine_goal_poll(d->eng, id, r) < 0) {
+		*err = "the goal was lost";
+		return -1;
+	}
+	return r->state != ENGINE_GOAL_PENDING;
+}
+
+static void
+ctl_cancel(void *arg, int id)
+{
+	struct daemon *d = arg;
+
+	if (d->eng != NULL) {
+		engine_goal_cancel(d->eng, id);
+		schedule(d, ENGINE_AGAIN, 0);	/* perhaps nothing is wanted any more */
+	}
+}
+
+static int
+ctl_rescan(void *arg, const char **err)
+{
+	struct daemon *d = arg;
+
+	if (d->eng == NULL) {
+		*err = "culling is disabled (nocull or -N): no scans";
+		return -1;
+	}
+	if (engine_rescan(d->eng) < 0) {
+		*err = "no scan could be started";
+		return -1;
+	}
+	log_info("control: rescan asked");
+	watch_engine_fd(d);
+	schedule(d, ENGINE_AGAIN, 0);
+	return 0;
+}
+
+static const struct control_ops ctl_ops = {
+	.status = ctl_status, .cull = ctl_cull, .poll = ctl_poll,
+	.cancel = ctl_cancel, .rescan = ctl_rescan,
+};
 
 /* ---- graveyard ---- */
 
@@ -367,6 +555,10 @@ keep_bound(struct daemon *d, struct config *n)
 		log_warnx("reload: tag changed to \"%s\"; %s", n->tag, later);
 	if (strcmp(o->secctx, n->secctx) != 0)
 		log_warnx("reload: secctx changed; %s", later);
+	if (strcmp(o->control_socket, n->control_socket) != 0)
+		log_warnx("reload: control_socket changed to %s; it takes effect at the next start",
+			  n->control_socket[0] ? n->control_socket : "none");
+	memcpy(n->control_socket, o->control_socket, sizeof(n->control_socket));
 	for (i = 0; i < LIM_COUNT; i++)
 		if (o->limit[i] != n->limit[i])
 			log_warnx("reload: %s changed from %u%% to %u%%; %s", lim_names[i],
@@ -404,7 +596,9 @@ apply_nocull(struct daemon *d, const struct config *n)
 		event_del(d->ev_step);
 		engine_free(d->eng);
 		d->eng = NULL;
+		d->ep_active = 0;
 		watch_engine_fd(d);
+		control_poll(d->ctl);	/* waiting clients learn that their goals went */
 	} else if (!n->nocull && d->eng == NULL) {
 		log_info("reload: culling enabled");
 		d->eng = engine_new(d->cfg, d->cachefd, d->k);
@@ -439,6 +633,7 @@ reload(struct daemon *d)
 		if (d->have_st)
 			step_engine(d);
 	}
+	account(d, 1);
 	update_status(d, 1);
 	log_info("configuration reloaded");
 }
@@ -612,6 +807,7 @@ setup_loop(struct daemon *d)
 	d->ev_gywork = add_event(d, -1, 0, on_gy_work, &now);
 	d->ev_step = add_event(d, -1, 0, on_wake, NULL);
 	d->ev_status = add_event(d, -1, 0, on_status, NULL);
+	d->ev_metrics = add_event(d, -1, 0, on_metrics, NULL);
 	if (wd > 0) {
 		/* Twice per interval, as sd_watchdog_enabled(3) advises. */
 		wdtv.tv_sec = (time_t)(wd / 2 / 1000000);
@@ -625,6 +821,10 @@ setup_loop(struct daemon *d)
 static int
 start(struct daemon *d)
 {
+	/* Before the bind: a path that cannot be used stops us with the kernel untouched. */
+	if (d->cfg->control_socket[0] != '\0' &&
+	    (d->ctl_fd = control_listen(d->cfg->control_socket)) == -1)
+		return -1;
 	if (bind_cache(d) == -1 || open_dirs(d) == -1)
 		return -1;
 	if (d->pf != NULL && pidfile_write(d->pf) == -1)
@@ -634,6 +834,13 @@ start(struct daemon *d)
 		return -1;
 	if (setup_loop(d) == -1)
 		return -1;
+	if (d->ctl_fd >= 0) {
+		struct control_ops ops = ctl_ops;
+
+		ops.arg = d;
+		d->ctl = control_new(d->base, d->ctl_fd, d->cfg->control_socket, &ops);
+		d->ctl_fd = -1;
+	}
 	sigprocmask(SIG_SETMASK, &d->sigmask, NULL);
 	if (d->cfg->nocull) {
 		log_info("culling disabled (nocull): the cache is bound but never culled");
@@ -643,6 +850,8 @@ start(struct daemon *d)
 	}
 	if (read_state(d) >= 0)
 		step_engine(d);
+	else
+		account(d, 1);
 	return 0;
 }
 
@@ -658,11 +867,20 @@ static void
 cleanup(struct daemon *d)
 {
 	struct event **evs[] = { &d->ev_dev, &d->ev_term, &d->ev_int, &d->ev_hup,
-		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd, &d->ev_status };
+		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd, &d->ev_status,
+		&d->ev_metrics };
 	size_t i;
 
+	/* Clients first: their goals are withdrawn from a live engine. */
+	control_free(d->ctl);
+	d->ctl = NULL;
+	if (d->ctl_fd >= 0) {
+		close(d->ctl_fd);
+		unlink(d->cfg->control_socket);
+	}
 	for (i = 0; i < ARRAY_SIZE(evs); i++)
 		free_event(evs[i]);
+	free(d->vols);
 	if (d->eng != NULL)
 		engine_free(d->eng);
 	graveyard_free(d->gy);
@@ -725,6 +943,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->report_fd = -1;
 	d->cachefd = -1;
 	d->engfd = -1;
+	d->ctl_fd = -1;
 	d->phase = -1;
 	d->exit_status = 1;
 	d->start_ms = now_ms();

@@ -682,6 +682,19 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 	return result(&out, delay_ms);
 }
 
+int
+engine_rescan(struct engine *e)
+{
+	struct efsm_out out;
+
+	if (e->m.state == EFSM_DEAD || e->m.state == EFSM_STOPPED)
+		return -1;
+	/* No batch here: the loop steps the engine next. */
+	e->batched = 1;
+	event(e, EFSM_EV_RESCAN, &out);
+	return e->thread ? 0 : -1;
+}
+
 void
 engine_reconfigure(struct engine *e, const struct config *cfg)
 {
@@ -737,6 +750,22 @@ engine_snapshot(const struct engine *e, struct engine_snap *s)
 	s->age_limit_s = e->cull_age;
 	for (i = 0; i < ENGINE_GOALS_MAX; i++)
 		s->goals += e->goals[i].used && e->goals[i].state == ENGINE_GOAL_PENDING;
+}
+
+size_t
+engine_volumes(const struct engine *e, struct engine_vol *v, size_t max)
+{
+	size_t i, n = e->cur != NULL ? scan_nvols(e->cur) : 0;
+
+	for (i = 0; i < n && i < max; i++) {
+		const struct scan_vol *sv = scan_vol(e->cur, i);
+
+		if (scan_dir_path(e->cur, sv->dir, v[i].name, sizeof(v[i].name)) < 0)
+			snprintf(v[i].name, sizeof(v[i].name), "?");
+		v[i].objects = sv->objects;
+		v[i].bytes = sv->bytes;
+	}
+	return n;
 }
 
 void

@@ -76,6 +76,13 @@ int engine_goal_poll(struct engine *e, int id, struct engine_goal_report *r);
 /* Withdraw a goal (its asker went away). */
 void engine_goal_cancel(struct engine *e, int id);
 
+/*
+ * Start a scan now (the control socket's "rescan").  Returns 0 when a scan
+ * was started or one is running, -1 when none can be (the engine is dead,
+ * or the scan could not start).  Call engine_step() next.
+ */
+int engine_rescan(struct engine *e);
+
 /* ---- what the engine knows, for STATUS=, the log, and later the socket ---- */
 
 struct engine_snap {
@@ -93,5 +100,14 @@ struct engine_snap {
 	unsigned goals;				/* goals asked from outside, pending */
 };
 void engine_snapshot(const struct engine *e, struct engine_snap *s);
+
+/* Per volume (a directory at the top of DIR/cache), from the last scan. */
+#define ENGINE_VOL_NAME_MAX 256
+struct engine_vol {
+	char name[ENGINE_VOL_NAME_MAX];	/* the directory's name, raw bytes */
+	uint64_t objects, bytes;
+};
+/* Fill up to max entries; returns how many volumes the last scan found. */
+size_t engine_volumes(const struct engine *e, struct engine_vol *v, size_t max);
 
 #endif

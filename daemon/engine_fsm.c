@@ -16,7 +16,7 @@ static const char *const state_names[EFSM_NSTATES] = {
 
 static const char *const event_names[EFSM_NEVENTS] = {
 	"start", "kernel", "goal", "scan done", "scan failed", "batch", "timer",
-	"reload", "stop",
+	"reload", "rescan", "stop",
 };
 
 const char *
@@ -313,6 +313,15 @@ efsm_event(struct efsm *m, enum efsm_event ev, const struct efsm_in *in,
 		m->age_period_ms = in->age_period_ms;
 		m->next_age_scan = 0;
 		break;
+	case EFSM_EV_RESCAN:
+		if (m->scan_running)
+			break;
+		scan(m, in, out);
+		if (m->state == EFSM_CULLING || m->state == EFSM_RETRYING_BUSY)
+			out->next = EFSM_NEXT_AGAIN;	/* the old table serves meanwhile */
+		else
+			m->state = EFSM_SCANNING;
+		return;
 	case EFSM_EV_TIMER:
 	case EFSM_NEVENTS:
 		break;

@@ -23,6 +23,10 @@
  *   any            BATCH with the cache dead             -> DEAD
  *   DEAD, STOPPED  anything                              -> same, nothing
  *   IDLE           START                                 -> SCANNING, SCAN (warms caches)
+ *   any            RESCAN, scan running                  -> (settled as below)
+ *   CULLING,       RESCAN, no scan running               -> same, SCAN (culling goes on
+ *   RETRYING_BUSY                                           from the old table: again)
+ *   other          RESCAN, no scan running               -> SCANNING, SCAN
  *   any            SCAN_DONE                             -> new table, back-off ended, then:
  *   any            SCAN_FAILED, want, nothing left       -> BACKING_OFF (timer; no retry now)
  *   any            SCAN_FAILED, no want                  -> IDLE; next age scan a period on
@@ -76,6 +80,7 @@ enum efsm_event {
 	EFSM_EV_BATCH,		/* a batch of culls ended */
 	EFSM_EV_TIMER,		/* a step was due */
 	EFSM_EV_RELOAD,		/* settings changed */
+	EFSM_EV_RESCAN,		/* a scan was asked for from outside */
 	EFSM_EV_STOP,
 	EFSM_NEVENTS
 };

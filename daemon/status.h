@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * status.h: one snapshot of the daemon's state, filled in one place
- * (daemon.c) and formatted here: for STATUS= today, for the control socket
- * and the metrics file later.  Whoever shows the state reads this struct;
+ * (daemon.c) and formatted here for STATUS= and the control socket, and in
+ * metrics.c for the metrics file.  Whoever shows the state reads this struct;
  * nobody re-derives it.
  */
 #ifndef CFD_STATUS_H
@@ -29,5 +29,12 @@ struct status {
 double status_pct(uint64_t part, uint64_t whole);
 /* The one-line summary systemd shows as StatusText=. */
 void status_format_line(const struct status *s, char *buf, size_t len);
+/* The engine's state in words ("stopped" while culling is disabled). */
+const char *status_state(const struct status *s);
+/*
+ * The control socket's status reply: one flat JSON object, no newline
+ * (docs/control-protocol.md).  Returns its length, 0 when it did not fit.
+ */
+size_t status_format_json(const struct status *s, char *buf, size_t size);
 
 #endif

@@ -23,6 +23,7 @@ export BUILD
 export CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
 export CACHEFILESD_SIM=${CACHEFILESD_SIM:-$BUILD/tests/cachefilesd-sim}
 export CFSIM=${CFSIM:-$BUILD/tests/cfsim}
+export CFCTL=${CFCTL:-$BUILD/tests/cfctl}
 export TOP=$PWD
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"

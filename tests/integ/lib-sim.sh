@@ -9,7 +9,8 @@
 #   . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"
 #   sim_setup                  temp dir (+ a small tmpfs when mount works), traps
 #   sim_start [SERVE-OPTS]     start "cfsim serve" and wait until it answers
-#   sim_config [LINES...]      write $SIM_CONF: dir $SIM_DIR, tag, limits, then LINES
+#   sim_config [LINES...]      write $SIM_CONF: dir $SIM_DIR, tag, limits, then LINES,
+#                              then control_socket $SIM_CTLSOCK unless LINES set one
 #   notify_start               start a NOTIFY_SOCKET listener (exports NOTIFY_SOCKET)
 #   daemon_start [OPTS]        start the test daemon in the background (default -n -s)
 #   sim_wait_bound [SECS]      wait until the simulator says the cache is bound
@@ -53,6 +54,7 @@ sim_setup() {
 	SIM_CTL=$SIM_TMP/ctl.sock
 	SIM_LOG=$SIM_TMP/sim.log
 	SIM_CONF=$SIM_TMP/cachefilesd.conf
+	SIM_CTLSOCK=$SIM_TMP/control
 	DAEMON_LOG=$SIM_TMP/daemon.log
 	NOTIFY_OUT=$SIM_TMP/notify.out
 	: >"$SIM_LOG"; : >"$DAEMON_LOG"; : >"$NOTIFY_OUT"
@@ -122,14 +124,21 @@ sim_stop() {
 	SIM_PID=
 }
 
-# sim_config [LINES...]: a configuration for $SIM_DIR with the usual limits.
+# sim_config [LINES...]: a configuration for $SIM_DIR with the usual limits,
+# and the control socket at $SIM_TMP/control unless a LINE sets control_socket
+# (never the system's default path: tests run side by side).
 sim_config() {
+	_own_sock=0
 	{
 		echo "dir $SIM_DIR"
 		echo "tag simtest"
 		echo "brun 10%"; echo "bcull 7%"; echo "bstop 3%"
 		echo "frun 10%"; echo "fcull 7%"; echo "fstop 3%"
-		for l in "$@"; do echo "$l"; done
+		for l in "$@"; do
+			echo "$l"
+			case $l in control_socket*) _own_sock=1 ;; esac
+		done
+		[ "$_own_sock" = 1 ] || echo "control_socket $SIM_CTLSOCK"
 	} >"$SIM_CONF"
 }
 

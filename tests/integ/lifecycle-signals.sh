@@ -31,7 +31,7 @@ check "SIGHUP: the daemon keeps running" daemon_alive
 # A bad configuration is reported with FILE:LINE and the old one stays.
 cp "$SIM_CONF" "$SIM_CONF.good"
 echo "brun lots" >>"$SIM_CONF"
-if reload_and_wait "$SIM_CONF:10"; then ok "SIGHUP with a bad file: FILE:LINE reported"; else
+if reload_and_wait "$SIM_CONF:11"; then ok "SIGHUP with a bad file: FILE:LINE reported"; else
 	not_ok "SIGHUP with a bad file: FILE:LINE reported"; sed 's/^/#   /' "$DAEMON_LOG" | tail -5; fi
 sleep 0.3
 check "SIGHUP with a bad file: the daemon keeps running" daemon_alive

@@ -146,7 +146,9 @@ test_every_directive(void **state)
 		  "debug 0x7\n"
 		  "cull_age 2h\n"
 		  "cull_memory 1G\n"
-		  "scan_threads 64\n");
+		  "scan_threads 64\n"
+		  "control_socket /run/cfd/ctl\n"
+		  "metrics_file /var/lib/m.prom\n");
 	assert_string_equal(cfg.dir, "/srv/cache dir");
 	assert_string_equal(cfg.tag, "my cache");
 	assert_string_equal(cfg.secctx, "system_u:system_r:cachefiles_kernel_t:s0");
@@ -164,6 +166,8 @@ test_every_directive(void **state)
 	assert_int_equal(cfg.cull_age, 7200);
 	assert_int_equal(cfg.cull_memory, 1ULL << 30);
 	assert_int_equal(cfg.scan_threads, 64);
+	assert_string_equal(cfg.control_socket, "/run/cfd/ctl");
+	assert_string_equal(cfg.metrics_file, "/var/lib/m.prom");
 	for (i = 0; i < config_ndirectives(); i++)
 		assert_true(config_given(&cfg, config_directive_name(i)));
 }
@@ -476,7 +480,8 @@ test_every_duplicate(void **state)
 		"dir /c", "tag t", "secctx s", "brun 8%", "bcull 4%", "bstop 2%",
 		"frun 8%", "fcull 4%", "fstop 2%", "culltable 13", "nocull",
 		"resume_thresholds - -", "debug 1", "cull_age 1d",
-		"cull_memory 2M", "scan_threads 2",
+		"cull_memory 2M", "scan_threads 2", "control_socket /s",
+		"metrics_file /m",
 	};
 	struct config cfg;
 	char text[256], want[128];
@@ -496,7 +501,8 @@ test_every_duplicate(void **state)
 		snprintf(text, sizeof(text), "%s\n%s\n%s\n", strcmp(name, "dir") ?
 			 "dir /c" : "# dir below", good[found], good[found]);
 		if (strcmp(name, "dir") == 0 || strcmp(name, "tag") == 0 ||
-		    strcmp(name, "secctx") == 0) {
+		    strcmp(name, "secctx") == 0 || strcmp(name, "control_socket") == 0 ||
+		    strcmp(name, "metrics_file") == 0) {
 			snprintf(want, sizeof(want),
 				 "t.conf:3: '%s' already given at line 2", name);
 			expect_error(text, want);
@@ -512,6 +518,37 @@ test_every_duplicate(void **state)
 	expect_ok(&cfg, "dir /c\nbrun 10%\nbcull 7%\nbstop 3%\nbrun 12%\n");
 	assert_int_equal(cfg.limit[LIM_BRUN], 12);
 	assert_int_equal(nwarns, 1);
+}
+
+/* control_socket: an absolute path that fits sun_path, or none. */
+static void
+test_control_socket(void **state)
+{
+	struct config cfg;
+	char text[512], *p;
+
+	(void)state;
+	expect_ok(&cfg, "dir /c\n");
+	assert_string_equal(cfg.control_socket, CFG_SOCKET_DEFAULT);
+	expect_ok(&cfg, "dir /c\ncontrol_socket none\n");
+	assert_string_equal(cfg.control_socket, "");
+	expect_ok(&cfg, "dir /c\ncontrol_socket /run/x/ctl\n");
+	assert_string_equal(cfg.control_socket, "/run/x/ctl");
+	expect_error("dir /c\ncontrol_socket run/ctl\n",
+		     "t.conf:2: control_socket: 'run/ctl' is not an absolute path");
+	expect_error("dir /c\ncontrol_socket /run/\n",
+		     "t.conf:2: control_socket: '/run/' names a directory, not a socket");
+	expect_error("dir /c\ncontrol_socket\n",
+		     "t.conf:2: 'control_socket' needs an argument: control_socket PATH|none");
+	p = text + sprintf(text, "dir /c\ncontrol_socket /");
+	memset(p, 's', CFG_SOCKET_MAX - 2);
+	strcpy(p + CFG_SOCKET_MAX - 2, "\n");
+	expect_ok(&cfg, text);
+	assert_int_equal(strlen(cfg.control_socket), CFG_SOCKET_MAX - 1);
+	strcpy(p + CFG_SOCKET_MAX - 2, "s\n");
+	expect_error(text, "t.conf:2: control_socket: longer than 107 bytes");
+	expect_error("dir /c\nmetrics_file m.prom\n",
+		     "t.conf:2: metrics_file: 'm.prom' is not an absolute path");
 }
 
 /* Limits are checked on their final values, whatever order the file has. */
@@ -611,7 +648,9 @@ test_dump_defaults(void **state)
 		"debug 0x0\n"
 		"cull_age 0\n"
 		"cull_memory 256M\n"
-		"scan_threads 4\n");
+		"scan_threads 4\n"
+		"control_socket /run/cachefilesd/control\n"
+		"# metrics_file not set: no metrics file\n");
 	free(d);
 }
 
@@ -624,7 +663,8 @@ test_dump_round_trip(void **state)
 		"dir /a b\ntag t\nsecctx x:y\nbrun 30%\nbcull 20%\nbstop 0%\n"
 		"frun 99%\nfcull 98%\nfstop 97%\nculltable 17\nnocull\n"
 		"resume_thresholds 12 -\ndebug 255\ncull_age 90m\n"
-		"cull_memory 1048577\nscan_threads 1\n",
+		"cull_memory 1048577\nscan_threads 1\ncontrol_socket none\n"
+		"metrics_file /m/x.prom\n",
 		"dir /c\ncull_age 1440m\ncull_memory 2048K\nresume_thresholds 3 4\n",
 		"dir /c\ncull_age 14d\ncull_memory 64G\n",
 		"dir /c\ncull_age 3601\ncull_memory 3072M\n",
@@ -917,6 +957,7 @@ main(void)
 		cmocka_unit_test(test_long_value_quoted),
 		cmocka_unit_test(test_lengths),
 		cmocka_unit_test(test_every_duplicate),
+		cmocka_unit_test(test_control_socket),
 		cmocka_unit_test(test_limit_order),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_dump_defaults),

@@ -456,10 +456,69 @@ test_every_state_is_reached(void **state)
 	assert_string_equal(efsm_event_name(EFSM_EV_SCAN_FAILED), "scan failed");
 }
 
+/* RESCAN (the control socket): a scan now, whatever the state; culling goes on meanwhile. */
+static void
+test_rescan(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	/* Idle with a table: a scan starts, the state says so, no timer. */
+	ev(&r, EFSM_EV_START);
+	r.in.now_ms += 100;
+	scan_done(&r, 10, 0, 100);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	ev(&r, EFSM_EV_RESCAN);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	assert_int_equal(r.m.scan_running, 1);
+	/* Asked again while it runs: no second scan. */
+	ev(&r, EFSM_EV_RESCAN);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	r.in.now_ms += 100;
+	scan_done(&r, 10, 0, 100);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+
+	/* While culling: the scan starts and the old table keeps serving. */
+	rig_init(&r, 0);
+	culling(&r, 100);
+	r.in.left = 60;
+	r.in.culled = 40;
+	ev(&r, EFSM_EV_BATCH);
+	ev(&r, EFSM_EV_RESCAN);
+	expect(&r, EFSM_CULLING, EFSM_ACT_SCAN, EFSM_NEXT_AGAIN);
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+
+	/* Backing off: the scan starts at once instead of after the timer. */
+	rig_init(&r, 0);
+	culling(&r, 20);
+	r.in.left = 0;
+	r.in.kept = 20;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	r.in.now_ms += 10;
+	ev(&r, EFSM_EV_RESCAN);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	r.in.now_ms += 100;
+	scan_done(&r, 5, 0, 100);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+
+	/* Dead stays dead. */
+	rig_init(&r, 0);
+	culling(&r, 5);
+	r.in.dead = 1;
+	ev(&r, EFSM_EV_BATCH);
+	ev(&r, EFSM_EV_RESCAN);
+	expect(&r, EFSM_DEAD, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	assert_string_equal(efsm_event_name(EFSM_EV_RESCAN), "rescan");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_start_scans_then_idle),
 		cmocka_unit_test(test_culls_until_the_goal_is_met_mid_batch),
 		cmocka_unit_test(test_failed_scan_backs_off_without_retrying_at_once),

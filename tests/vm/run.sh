@@ -23,7 +23,8 @@ limits 90
 badconf 40
 conform 150
 user 80
-tool 90"
+tool 90
+sockcull 90"
 PLAN2="cull 200
 inuse 160
 soak $((120 + ${SOAK_CYCLES:-20} * 6 + ${SOAK_ROUNDS:-12} * 10))"

@@ -10,7 +10,8 @@
 #   9p "out"      a read-write host directory for plans and results (/out)
 #
 # Variables read: VM_WORK (work directory), VM_ACCEL (kvm|tcg, else probed),
-# VM_KVER (kernel version, default the newest with a vmlinuz), CACHEFILESD, CFSIM.
+# VM_KVER (kernel version, default the newest with a vmlinuz), CACHEFILESD, CFSIM,
+# CFCTL (the control-socket test client).
 
 # Defaults for the callers, which source this file from the top directory.
 TOP=${TOP:-$PWD}
@@ -20,7 +21,8 @@ VM_HERE=${VM_HERE:-$TOP/tests/vm}
 VM_WORK=${VM_WORK:-$BUILD/vm}
 CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
 CFSIM=${CFSIM:-$BUILD/tests/cfsim}
-export VM_HERE VM_WORK CACHEFILESD CFSIM
+CFCTL=${CFCTL:-$BUILD/tests/cfctl}
+export VM_HERE VM_WORK CACHEFILESD CFSIM CFCTL
 VM_MODULES="virtio_pci virtio_blk crc32c_generic ext4 cachefiles 9pnet_virtio 9p"
 VM_MEM=${VM_MEM:-1024}
 
@@ -144,6 +146,9 @@ vm_initramfs() {
 	# The culling tool, for the tool scenario.
 	if [ -x "${CULLTOOL:-$BUILD/cachefiles-cull}" ]; then
 		vm_put_program "$r" "${CULLTOOL:-$BUILD/cachefiles-cull}" /usr/sbin/cachefiles-cull
+	fi
+	if [ -n "${CFCTL:-}" ] && [ -x "$CFCTL" ]; then
+		vm_put_program "$r" "$CFCTL" /usr/bin/cfctl
 	fi
 	if [ -f "$VM_HERE/../../config/cachefilesd.conf" ]; then
 		cp "$VM_HERE/../../config/cachefilesd.conf" "$r/vm/shipped.conf"

@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The control socket under abuse: garbage, an oversize line, idle clients,
+# more than 16 clients, a client hanging up mid-cull, a caller that is not
+# root.  Others are still served, culling goes on, the daemon exits cleanly.
+. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
+. "$TOP/tests/integ/lib-ctl.sh"
+
+need_cfctl
+sim_setup
+now=$(date +%s)
+N=60
+cull_objects v1 "$N" 4 $((now - 86400)) 60
+sim_start --cull-delay-ms 100
+sim_config
+daemon_start
+sim_wait_bound || { not_ok "daemon binds"; exit 1; }
+cull_wait_scan || { not_ok "first scan"; exit 1; }
+
+r=$(printf 'sta\001tus\n' | "$CFCTL" -r "$SIM_CTLSOCK" 5)
+check_eq "garbage: an error reply" '{"ok":false,"error":"request is not printable ASCII"}' "$r"
+r=$(printf 'status' | "$CFCTL" -r "$SIM_CTLSOCK" 5)
+check_eq "no newline before hanging up: an error reply" \
+	'{"ok":false,"error":"incomplete request: no newline"}' "$r"
+r=$(head -c 300 /dev/zero | tr '\0' a | "$CFCTL" -r "$SIM_CTLSOCK" 5)
+check_eq "oversize line: an error reply" '{"ok":false,"error":"request too long"}' "$r"
+r=$( (printf 'x%.0s' $(seq 255); echo) | "$CFCTL" -r "$SIM_CTLSOCK" 5)
+check_eq "a 256-byte line is read whole" '{"ok":false,"error":"unknown request"}' "$r"
+
+# Sixteen idle clients take every slot; the seventeenth is refused at once.
+i=0 pids=
+while [ $i -lt 16 ]; do
+	"$CFCTL" -i "$SIM_CTLSOCK" 9 >"$SIM_TMP/idle.$i" 2>&1 &
+	pids="$pids $!"
+	i=$((i + 1))
+done
+SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $pids"
+sleep 1
+t0=$(date +%s)
+r=$(ctl status 3000)
+check_eq "a 17th client: refused" '{"ok":false,"error":"too many clients"}' "$r"
+check "the refusal is immediate" test $(($(date +%s) - t0)) -le 1
+for p in $pids; do wait "$p"; done
+check_eq "idle clients: each told it timed out" 16 \
+	"$(cat "$SIM_TMP"/idle.* | grep -c 'timed out waiting for the request')"
+r=$(ctl status 3000)
+check_eq "after the idle clients: served again" true "$(jval ok "$r")"
+
+# An idle client does not hold up a cull, nor a status.
+"$CFCTL" -i "$SIM_CTLSOCK" 9 >/dev/null 2>&1 &
+idle=$!
+SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $idle"
+r=$(ctl "cull bytes 8192" 10000)
+check_eq "an idle client meanwhile: the cull is served" '"met"' "$(jval result "$r")"
+check_eq "an idle client meanwhile: two objects culled" 2 "$(jval culled "$r")"
+
+# A client hanging up mid-cull withdraws its goal (culls take 100 ms each).
+c0=$(sim_state culls)
+"$CFCTL" -q "$SIM_CTLSOCK" "cull bytes 163840" 1
+check "hang-up: the goal is withdrawn" wait_for 3 grep -q 'client went away; its goal is withdrawn' "$DAEMON_LOG"
+sleep 1
+c1=$(sim_state culls)
+sleep 1
+c2=$(sim_state culls)
+note "culls: $c0 before, $c1 and $c2 after the hang-up"
+check "hang-up: culling stopped short of the goal" test $((c2 - c0)) -lt 40
+check_eq "hang-up: no more culls" "$c1" "$c2"
+r=$(ctl status 3000)
+check_eq "hang-up: no goal pending" 0 "$(jval goals "$r")"
+
+# Callers that are not root.
+if command -v setpriv >/dev/null 2>&1; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CFCTL" "$SIM_CTLSOCK" status 3000 2>&1)
+	check "not root: the socket's mode keeps it out" sh -c "echo '$out' | grep -q 'Permission denied'"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+dac_override \
+	    --ambient-caps=+dac_override "$CFCTL" "$SIM_CTLSOCK" status 3000 2>&1)
+	if echo "$out" | grep -q 'Operation not permitted\|setpriv:'; then
+		skip "not root past the mode: refused by credentials" "setpriv cannot keep CAP_DAC_OVERRIDE here: $out"
+	else
+		check_eq "not root past the mode: refused by credentials" \
+			'{"ok":false,"error":"permission denied"}' "$out"
+	fi
+else
+	skip "not root: refused" "setpriv is not installed"
+fi
+
+check "the daemon is alive" daemon_alive
+daemon_signal TERM
+daemon_wait_exit 5
+check_eq "with an idle client connected, the daemon exits cleanly" 0 "$DAEMON_STATUS"
+tap_done

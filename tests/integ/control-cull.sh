@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The control socket: status, and each cull goal on a cache the kernel is not
+# asking to cull: the goal is reached, oldest objects first, and the reply
+# counts what went; a goal that cannot be met is answered "exhausted".
+. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
+. "$TOP/tests/integ/lib-ctl.sh"
+
+need_cfctl
+sim_setup
+if [ "$SIM_TMPFS" != 1 ]; then
+	skip "cull goals over the control socket" "cannot mount a tmpfs"
+	exit 0
+fi
+now=$(date +%s)
+N=100
+cull_objects v1 "$N" 16 $((now - 30 * 86400)) 60
+# Fill until free blocks are between bcull (7%) and brun (10%): the kernel does not ask.
+total=$(stat -f -c %b "$SIM_FS")
+cull_fill $((total * 85 / 1000))
+sim_start
+sim_config
+daemon_start
+sim_wait_bound || { not_ok "daemon binds"; exit 1; }
+cull_wait_scan || { not_ok "first scan"; exit 1; }
+
+r=$(ctl status 2000)
+check_eq "status: ok" true "$(jval ok "$r")"
+check_eq "status: the state" '"idle"' "$(jval state "$r")"
+check_eq "status: the kernel does not ask" false "$(jval kernel_cull "$r")"
+check_eq "status: the scan's objects" "$N" "$(jval last_scan_objects "$r")"
+check_eq "status: the oldest atime" $((now - 30 * 86400)) "$(jval oldest_atime "$r")"
+check_eq "status: the tag" '"simtest"' "$(jval tag "$r")"
+check "status: the socket is mode 0600" test "$(stat -c %a "$SIM_CTLSOCK")" = 600
+check "status: the socket is a socket" test -S "$SIM_CTLSOCK"
+
+# to-run: up to brun (10%), which the kernel does not ask for now.
+brun=$(sim_state brun)
+r=$(ctl "cull to-run")
+note "to-run: $r (brun $brun blocks, now $(cull_bavail))"
+check_eq "cull to-run: met" '"met"' "$(jval result "$r")"
+c1=$(jval culled "$r")
+check "cull to-run: free blocks reached brun" test "$(cull_bavail)" -ge "$brun"
+check "cull to-run: something was culled ($c1)" test "${c1:-0}" -gt 0
+check_eq "cull to-run: the oldest went, in order" "$c1" "$(cull_survivors v1 $N | head -1)"
+check_eq "cull to-run: the bytes counted" $((c1 * 16384)) "$(jval bytes "$r")"
+
+# bytes: 10 objects' worth.
+b0=$(cull_bavail)
+r=$(ctl "cull bytes 163840")
+c2=$(jval culled "$r")
+check_eq "cull bytes: met" '"met"' "$(jval result "$r")"
+check_eq "cull bytes: ten objects of 16 KiB" 10 "$c2"
+check "cull bytes: 40 more blocks free" test "$(cull_bavail)" -ge $((b0 + 40))
+check_eq "cull bytes: the next oldest, in order" $((c1 + c2)) "$(cull_survivors v1 $N | head -1)"
+
+# free P: one point more than now.
+p=$(( $(cull_bavail) * 100 / total + 1 ))
+r=$(ctl "cull free $p")
+c3=$(jval culled "$r")
+check_eq "cull free $p: met" '"met"' "$(jval result "$r")"
+check "cull free $p: reached" test $(( $(cull_bavail) * 100 )) -ge $((total * p))
+check_eq "cull free: the next oldest, in order" $((c1 + c2 + c3)) "$(cull_survivors v1 $N | head -1)"
+
+# older-than: everything older than object 59.5 goes.
+done_n=$((c1 + c2 + c3))
+r=$(ctl "cull older-than $((30 * 86400 - 60 * 60 + 30))")
+check_eq "cull older-than: met" '"met"' "$(jval result "$r")"
+check_eq "cull older-than: objects 0..59 are gone" $((60 - done_n)) "$(jval culled "$r")"
+check_eq "cull older-than: object 60 is the oldest left" 60 "$(cull_survivors v1 $N | head -1)"
+check_eq "cull older-than: the younger ones stay" 40 "$(cull_survivors v1 $N | wc -l)"
+r=$(ctl status 2000)
+check_eq "status: culled counts every goal" 60 "$(jval culled "$r")"
+check_eq "status: no goal pending" 0 "$(jval goals "$r")"
+
+# More than the cache holds: everything goes, then "exhausted".
+r=$(ctl "cull bytes 1000000000")
+check_eq "cull bytes beyond the cache: exhausted" '"exhausted"' "$(jval result "$r")"
+check_eq "cull bytes beyond the cache: the rest went" 40 "$(jval culled "$r")"
+check_eq "cull bytes beyond the cache: nothing is left" 0 "$(cull_survivors v1 $N | wc -l)"
+check_grep "one log line per episode" 'culled [0-9]+ objects, [0-9]+\.[0-9] MiB in [0-9]+\.[0-9] s \([0-9]+ busy, skipped\)' "$DAEMON_LOG"
+
+# The logcheck rule the package installs ignores that line, as syslog writes it.
+line=$(sed -n 's/^cachefilesd: \(culled .*\)$/Dec  1 01:02:03 host-1 cachefilesd[42]: \1/p' "$DAEMON_LOG" | head -1)
+grep -v '^#' "$TOP/packaging/debian/cachefilesd.logcheck.ignore.server" >"$SIM_TMP/logcheck"
+check "the logcheck rule matches the episode line" sh -c "printf '%s\n' '$line' | grep -Eqf '$SIM_TMP/logcheck'"
+check "the logcheck rule matches nothing else" sh -c "! printf '%s\n' '${line%)} more)' | grep -Eqf '$SIM_TMP/logcheck'"
+
+r=$(ctl rescan 2000)
+check_eq "rescan: ok" '{"ok":true}' "$r"
+check "rescan: a scan ran" wait_for 5 sh -c "[ \$(grep -c 'scan: ' '$DAEMON_LOG') -ge 2 ]"
+
+daemon_signal TERM
+daemon_wait_exit 5
+check_eq "the daemon exits cleanly" 0 "$DAEMON_STATUS"
+check "the socket is removed at exit" test ! -e "$SIM_CTLSOCK"
+tap_done
