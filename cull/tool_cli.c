@@ -55,7 +55,8 @@ tool_usage(FILE *f)
 	      "options:\n"
 	      "  -f, --config CONF         the daemon's configuration (/etc/cachefilesd.conf)\n"
 	      "  -d, --dir DIR             the cache directory, instead of CONF's dir\n"
-	      "  -s, --socket PATH         the daemon's control socket (" CONTROL_DEFAULT_PATH ")\n"
+	      "  -s, --socket PATH         the daemon's control socket (the configuration's\n"
+	      "                            control_socket, else " CONTROL_DEFAULT_PATH ")\n"
 	      "  -n, --count N             list: how many objects\n"
 	      "      --json                one JSON document on stdout\n"
 	      "      --dry-run             trim: show what would go, remove nothing\n"
@@ -368,6 +369,9 @@ tool_main(int argc, char *argv[])
 		config_defaults(&c.cfg);
 	}
 	c.dir = o.dir ? o.dir : c.cfg.dir;
+	/* The daemon's socket as its configuration names it, unless -s says otherwise. */
+	if (o.socket == NULL && c.cfg.control_socket[0] != '\0')
+		c.socket = c.cfg.control_socket;
 	if (o.cmd != CMD_CULL && (r = open_cache(&c)) != TOOL_OK)
 		return r;
 	switch (o.cmd) {

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cachefiles-cull against the real daemon (the test build, on the kernel
+# simulator), finding its socket through the configuration: status shows
+# the daemon's state; cull --bytes frees exactly what it asks, oldest
+# objects first; a goal that cannot be met ends with status 3; a daemon
+# with culling disabled refuses, and the tool says why with status 1.
+. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
+TOOL=${TOOL:-$BUILD/cachefiles-cull}
+
+sim_setup
+if [ "$SIM_TMPFS" != 1 ]; then
+	skip "the tool with the daemon" "cannot mount a tmpfs"
+	exit 0
+fi
+now=$(date +%s)
+N=100
+cull_objects v1 "$N" 16 $((now - 30 * 86400)) 60
+# Between bcull (7 %) and brun (10 %): the kernel does not ask.
+cull_fill $(($(stat -f -c %b "$SIM_FS") * 85 / 1000))
+sim_start
+sim_config
+daemon_start
+sim_wait_bound || { not_ok "daemon binds"; exit 1; }
+cull_wait_scan || { not_ok "first scan"; exit 1; }
+out=$SIM_TMP/tool.out
+
+"$TOOL" -f "$SIM_CONF" status > "$out" 2>&1
+check_grep "status finds the daemon through the configuration's control_socket" \
+    '^bound +yes \(the daemon answers\)' "$out"
+"$TOOL" -f "$SIM_CONF" --json status > "$out" 2>&1
+check_grep "status --json: the daemon answers" '"daemon_answers":true' "$out"
+check_grep "status --json: the daemon's state" '"state":"idle"' "$out"
+
+# Ten objects of 16 KiB (allocated: 16 KiB on a tmpfs) and a byte less.
+"$TOOL" -f "$SIM_CONF" cull --bytes $((10 * 16384 - 1)) > "$out" 2>&1
+rc=$?
+check_eq "cull --bytes: status 0" 0 "$rc"
+check_grep "cull --bytes: the goal is met" '^goal +bytes .*: met' "$out"
+check_grep "cull --bytes: ten objects culled" '^culled +10 objects' "$out"
+check_eq "cull --bytes: the ten oldest went" 10 "$(cull_survivors v1 "$N" | head -1)"
+check_eq "cull --bytes: no other object went" $((N - 10)) "$(cull_survivors v1 "$N" | wc -l)"
+
+"$TOOL" -f "$SIM_CONF" cull --free 99% > "$out" 2>&1
+check_eq "cull --free 99%: nothing more can be culled, status 3" 3 "$?"
+check_grep "cull --free 99%: says so" 'not met, nothing more could be culled' "$out"
+check_eq "cull --free 99%: every object went on the way" 0 "$(cull_survivors v1 "$N" | wc -l)"
+check_eq "no cull from outside DIR/cache" 0 "$(sim_state violations)"
+daemon_signal TERM
+daemon_wait_exit 10
+
+# Culling disabled: refused, with the daemon's reason.
+sim_config nocull
+daemon_start
+sim_wait_bound || { not_ok "daemon binds with nocull"; exit 1; }
+wait_for 5 test -S "$SIM_CTLSOCK"
+"$TOOL" -f "$SIM_CONF" cull --to-run > "$out" 2>&1
+check_eq "nocull: the tool fails with status 1" 1 "$?"
+check_grep "nocull: it gives the daemon's reason" '[Cc]ulling is disabled|nocull' "$out"
+tap_done
