@@ -18,6 +18,26 @@ fuzz) WANT="$BUILD_PKGS $FUZZ_PKGS" ;;
 soak) WANT="$BUILD_PKGS $TEST_PKGS $SOAK_PKGS" ;;
 *) WANT="$BUILD_PKGS $TEST_PKGS" ;;
 esac
+# promtool validates the metrics file in the tests.  Debian ships it in
+# the prometheus package, whose installation would also start a Prometheus
+# server; only the one program is extracted, into build/tools.
+fetch_promtool() {
+	command -v promtool >/dev/null 2>&1 && return 0
+	[ -x build/tools/promtool ] && return 0
+	t=$(mktemp -d) || return 0
+	if (cd "$t" && { apt-get download prometheus >/dev/null 2>&1 ||
+	     { apt-get update -qq >/dev/null 2>&1 && apt-get download prometheus >/dev/null 2>&1; }; }) &&
+	   dpkg-deb -x "$t"/prometheus_*.deb "$t/x" 2>/dev/null && [ -x "$t/x/usr/bin/promtool" ]; then
+		mkdir -p build/tools && cp "$t/x/usr/bin/promtool" build/tools/promtool &&
+			echo "deps: promtool extracted from Debian's prometheus package into build/tools"
+	else
+		echo "deps: could not fetch promtool (package prometheus); its checks will be skipped" >&2
+	fi
+	rm -rf "$t"
+}
+cd "$(dirname "$0")/.."
+case ${1:-check} in check | all) fetch_promtool ;; esac
+
 missing=
 for p in $WANT; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
