@@ -184,7 +184,7 @@ soak: deps-soak $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN) $(CTL_BIN)
 bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh
 
-demo: deps-check $(BUILD)/cachefilesd $(SIM_BIN)
+demo: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/vm/demo.sh
 
 # Fuzzing (tests/fuzz/README): every tests/fuzz/fuzz_*.c is a libFuzzer

@@ -25,6 +25,10 @@ if [ ! -x "$CACHEFILESD" ]; then
 	say "building cachefilesd"
 	make -s BUILD="$BUILD" "$BUILD/cachefilesd" || exit 1
 fi
+if [ ! -x "$BUILD/cachefiles-cull" ]; then
+	say "building cachefiles-cull"
+	make -s BUILD="$BUILD" "$BUILD/cachefiles-cull" || exit 1
+fi
 if [ ! -x "$CFSIM" ]; then
 	say "building cfsim (its notify-listen is the NOTIFY_SOCKET stand-in)"
 	make -s BUILD="$BUILD" "$BUILD/tests/cfsim" || exit 1
@@ -47,6 +51,7 @@ VM_CONSOLE=stdout vm_boot "$bd" 150 | awk -v b="$B" -v d="$D" -v r="$R" \
 	/^daemon / { print c1 $0 r; fflush(); next }
 	/^notify / { print c2 $0 r; fflush(); next }
 	/^disk /   { print c3 $0 r; fflush(); next }
+	/^tool /   { print c4 $0 r; fflush(); next }
 	{ print d $0 r; fflush() }'
 echo
 if [ -f "$bd/out/summary.txt" ]; then

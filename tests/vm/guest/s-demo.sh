@@ -2,7 +2,8 @@
 # make demo, guest half: cachefilesd against the real module, narrated on the
 # serial console.  Line prefixes (the host colours them): "step" what we do,
 # "daemon" its log, "notify" what it sends to the notify socket, "disk" free
-# space and object counts.  The summary also goes to /out/summary.txt.
+# space and object counts, "tool" what cachefiles-cull prints.  The summary
+# also goes to /out/summary.txt.
 . /vm/glib.sh
 exec > /dev/console 2>&1
 # the helpers' narration is for test logs; here it would only add noise
@@ -10,7 +11,13 @@ log() { echo "[$(up)] $*" >> /out/demo-steps.log; }
 DIR=$FS/demo
 mkdir -p "$DIR"
 step() { echo "step   | $*"; }
-conf_limits "$DIR" demo > /tmp/demo.conf
+TOOL=/usr/sbin/cachefiles-cull
+# tool ARGS...: run the culling tool on the demo's configuration, narrated.
+tool() {
+	step "cachefiles-cull $*"
+	[ -x "$TOOL" ] && "$TOOL" -f /tmp/demo.conf "$@" 2>&1 | sed 's/^/tool   | /'
+}
+{ conf_limits "$DIR" demo; echo "control_socket /tmp/cfd.control"; } > /tmp/demo.conf
 : > /tmp/daemon.log
 : > /tmp/notify.txt
 
@@ -60,6 +67,8 @@ objects_before=$(wc -l < /tmp/before)
 while read -r o; do echo "$(stat -c %x "$o")|$o"; done < /tmp/before | sort > /tmp/atimes
 free_before=$(fs_pct)
 echo "disk   | free $free_before%  objects $objects_before"
+tool status
+tool list -n 5
 monitor &
 remember_pid $!
 mon=$!
@@ -87,6 +96,10 @@ oldest=$(awk -F'|' 'NR == FNR { alive[$0] = 1; next }
 	{ if ($2 in alive) { if (!smin || $1 < smin) smin = $1 } else if ($1 > cmax) cmax = $1 }
 	END { print (cmax && (!smin || cmax <= smin)) ? "yes" : "no" }' /tmp/after /tmp/atimes)
 free_after=$(fs_pct)
+tool status
+step "a manual cull while the kernel does not ask: 1 MiB more"
+tool cull --bytes 1M
+free_manual=$(fs_pct)
 share_umount
 step "stopping the daemon with SIGTERM"
 cfd_stop "$CFD_PID" TERM 2>/dev/null
@@ -97,6 +110,7 @@ step "kernel: $(dmesg | grep 'File cache on demo unregistering' | tail -1 | sed 
 	echo "free before filling:      $free_before%"
 	echo "free after filling:       $free_filled%  (bcull 7%, bstop 3%); lowest seen $(cat /tmp/lowest 2>/dev/null)%"
 	echo "free after culling:       $free_after%  (brun 10%)"
+	echo "free after a manual cull: $free_manual%  (cachefiles-cull cull --bytes 1M)"
 	echo "brun reached:             $reached, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s after culling was asked for"
 	echo "daemon exit status:       $CFD_RC"
 	echo "STATUS= lines received:   $(grep -c 'STATUS=' /tmp/notify.txt)"

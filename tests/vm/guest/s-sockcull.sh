@@ -1,24 +1,36 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# "cull free P" over the control socket against the real module, on a cache
-# the kernel is not asking to cull: the goal is reached, oldest objects first.
+# cachefiles-cull against the real module and the daemon's control socket:
+# status shows the kernel's FS-Cache counters moving after reads through 9p;
+# "cull --free P%" on a cache the kernel is not asking to cull reaches the
+# goal, oldest objects first.
 . /vm/glib.sh
 DIR=$FS/sockcull
 LOG=/out/sockcull-daemon.log
 SOCK=/tmp/cfd/control
 mkdir -p "$DIR"
 { conf_limits "$DIR" vmsock; echo "control_socket $SOCK"; } > /tmp/sockcull.conf
-if ! command -v cfctl >/dev/null 2>&1; then
+TOOL=/usr/sbin/cachefiles-cull
+if [ ! -x "$TOOL" ]; then
 	not_ok "cull free over the control socket reaches its goal"
-	diag "no cfctl in the guest"
+	diag "no cachefiles-cull in the guest"
 	exit 1
 fi
+cookies() { "$TOOL" -f /tmp/sockcull.conf --json status | sed -n 's/.*"cookies":\([0-9]*\).*/\1/p'; }
 if ! cfd_bind /tmp/sockcull.conf "$LOG" || ! share_mount; then
 	not_ok "cull free over the control socket reaches its goal"
 	diag "the daemon did not bind"
 	diag_file "$LOG"
 	exit 1
 fi
+c0=$(cookies)
 read_files "$DATA"/old/*.bin
+c1=$(cookies)
+"$TOOL" -f /tmp/sockcull.conf status >&2
+log "FS-Cache cookies before reading $c0, after $c1"
+[ -n "$c0" ] && [ -n "$c1" ] && [ "$c1" -gt "$c0" ]
+verdict $? "status shows the kernel's cookie count moving after reads through 9p ($c0 -> $c1)"
+"$TOOL" -f /tmp/sockcull.conf --json status | grep -q '"daemon_answers":true'
+verdict $? "status finds the daemon through the configuration's socket"
 drop_caches
 sleep 1.5
 read_files "$DATA"/new/*.bin
@@ -28,18 +40,23 @@ while read -r o; do echo "$(stat -c %x "$o")|$o"; done < /tmp/before | sort > /t
 # Ask for 2 MiB more than is free now, as a percentage of the disk.
 want=$(awk -v a="$(fs_bavail)" -v b="$(fs_blocks)" -v s="$(fs_bsize)" \
 	'BEGIN { p = int((a + 2097152 / s) * 100 / b) + 1; print (p > 100 ? 100 : p) }')
-r=$(cfctl "$SOCK" "cull free $want" 60000)
-log "cull free $want: $r; now $(fs_pct)%"
+r=$("$TOOL" -f /tmp/sockcull.conf cull --free "$want%" 2>&1)
+rc=$?
+log "cachefiles-cull cull --free $want%: status $rc: $r; now $(fs_pct)%"
 objects "$DIR" > /tmp/after
-case $r in
-*'"result":"met"'*) [ "$(fs_bavail)" -ge "$(fs_limit "$want")" ]; verdict $? "cull free over the control socket reaches its goal" ;;
-*) not_ok "cull free over the control socket reaches its goal"; diag "reply: $r"; diag_file "$LOG" 20 ;;
-esac
+if [ "$rc" -eq 0 ] && echo "$r" | grep -q ': met$'; then
+	[ "$(fs_bavail)" -ge "$(fs_limit "$want")" ]
+	verdict $? "cachefiles-cull cull --free reaches its goal"
+else
+	not_ok "cachefiles-cull cull --free reaches its goal"
+	diag "status $rc: $r"
+	diag_file "$LOG" 20
+fi
 awk -F'|' 'NR == FNR { alive[$0] = 1; next }
 	{ if ($2 in alive) { ns++; if (!smin || $1 < smin) smin = $1 }
 	  else { nc++; if ($1 > cmax) cmax = $1 } }
 	END { exit !(nc > 0 && ns > 0 && cmax <= smin) }' /tmp/after /tmp/atimes
-verdict $? "cull free over the control socket takes the oldest objects first"
+verdict $? "cachefiles-cull cull --free takes the oldest objects first"
 cfd_stop "$CFD_PID"
 [ "$CFD_RC" -eq 0 ] && [ ! -e "$SOCK" ]
 verdict $? "the daemon exits cleanly and removes its socket"
