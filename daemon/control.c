@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OLDER_THAN_MAX (UINT64_MAX / 1000000000u)	/* seconds that fit in ns */
@@ -235,12 +236,41 @@ make_dir(const char *path)
 	return -1;
 }
 
-/* Something is at path: a stale socket goes, anything else stays and we refuse. */
+#define LISTENER_WAIT_MS 10000	/* a previous instance may still be exiting */
+
+/* Does something accept connections at sun?  1 yes, 0 no (refused), -1 error. */
+static int
+listening(const char *path, const struct sockaddr_un *sun)
+{
+	int fd, r;
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
+		log_warn("control socket: socket");
+		return -1;
+	}
+	r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	close(fd);
+	if (r == 0 || errno == EAGAIN || errno == EINPROGRESS)
+		return 1;
+	if (errno == ECONNREFUSED)
+		return 0;
+	log_warn("control socket %s: connect", path);
+	return -1;
+}
+
+/*
+ * Something is at path: a stale socket goes, anything else stays and we
+ * refuse.  A socket that still accepts may belong to an instance that was
+ * just killed and is still closing its descriptors (the device's first,
+ * which can take a while): wait for it as for the device, then refuse.
+ */
 static int
 clear_stale(const char *path, const struct sockaddr_un *sun)
 {
+	uint64_t deadline = now_ms() + LISTENER_WAIT_MS;
+	struct timespec pause = { 0, 100 * 1000000L };
 	struct stat st;
-	int fd, r;
+	int r;
 
 	if (lstat(path, &st) == -1) {
 		if (errno == ENOENT)
@@ -253,20 +283,14 @@ clear_stale(const char *path, const struct sockaddr_un *sun)
 			  "not replacing it (remove it, or set control_socket)", path);
 		return -1;
 	}
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
-		log_warn("control socket: socket");
-		return -1;
-	}
-	r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
-	close(fd);
-	if (r == 0 || errno == EAGAIN || errno == EINPROGRESS) {
+	while ((r = listening(path, sun)) == 1 && now_ms() < deadline)
+		nanosleep(&pause, NULL);
+	if (r == 1) {
 		log_warnx("control socket %s: another process listens there", path);
 		return -1;
 	}
-	if (errno != ECONNREFUSED) {
-		log_warn("control socket %s: connect", path);
+	if (r == -1)
 		return -1;
-	}
 	log_info("control socket %s: replacing a stale socket", path);
 	if (unlink(path) == -1 && errno != ENOENT) {
 		log_warn("control socket %s: unlink", path);

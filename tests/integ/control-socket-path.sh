@@ -34,6 +34,16 @@ check "a live socket is not replaced: the second daemon fails" test $? -ne 0
 check_grep "a live socket is not replaced: it says so" 'another process listens there' "$SIM_TMP/second.log"
 check_eq "a live socket is not replaced: the device was not opened" "$o0" "$(sim_state opens)"
 check_eq "the first daemon still answers" true "$(jval ok "$(ctl status 3000)")"
+# A listener that goes away while a new daemon waits (an instance killed and
+# still closing its descriptors): the new one takes the socket over.
+CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" >"$SIM_TMP/third.log" 2>&1 &
+third=$!
+sleep 1
+kill -KILL "$DAEMON_PID"; daemon_wait_exit 5
+check "a listener gone within the wait: its socket is taken over" \
+    wait_for 15 grep -q 'replacing a stale socket' "$SIM_TMP/third.log"
+check_eq "the new daemon answers" true "$(jval ok "$(ctl status 5000)")"
+DAEMON_PID=$third
 daemon_signal TERM; daemon_wait_exit 5
 check "the socket is removed at exit" test ! -e "$SIM_CTLSOCK"
 
