@@ -65,6 +65,7 @@ usage(FILE *out)
 		"usage: cfsim serve SOCKET [--control CTLSOCK] [--log FILE] [--estale] [--eperm]\n"
 		"                  [--old-kernel] [--xattr-check] [--fail-bind ERRNO]\n"
 		"                  [--busy-ms MS] [--withdraw-ms MS] [--cull-delay-ms MS]\n"
+		"                  [--fault RULE]...\n"
 		"       cfsim ctl CTLSOCK REQUEST...\n"
 		"       cfsim notify-listen [-t] SOCKET OUTFILE\n"
 		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
