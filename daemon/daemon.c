@@ -44,6 +44,8 @@
 #define BUSY_WAIT_MS 10000	/* how long a previous instance may take to withdraw */
 #define STATUS_MIN_MS 1000	/* STATUS= at most this often while the phase holds */
 #define MALFORMED_MAX 10	/* malformed state lines in a row before giving up */
+#define REREAD_MIN_MS 100	/* a failed state read is retried after this, */
+#define REREAD_MAX_MS 5000	/* doubling up to this */
 
 struct daemon {
 	const struct options *opt;
@@ -60,6 +62,8 @@ struct daemon {
 	struct kstate st;		/* latest state; released counters accumulate */
 	int have_st;
 	int malformed;			/* malformed state lines in a row */
+	unsigned read_errors;		/* failed state reads in a row */
+	unsigned reread_ms;		/* the delay before the next retry */
 	int gy_dirty;			/* something arrived during a pass */
 	int engfd;			/* descriptor ev_engfd watches, or -1 */
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
@@ -72,6 +76,7 @@ struct daemon {
 	struct event_base *base;
 	struct event *ev_dev, *ev_term, *ev_int, *ev_hup;
 	struct event *ev_gy, *ev_gywork, *ev_step, *ev_engfd, *ev_wd, *ev_status;
+	struct event *ev_reread;
 };
 
 static void step_engine(struct daemon *d);
@@ -103,11 +108,77 @@ sat_add(uint64_t a, uint64_t b)
 }
 
 /*
+ * Errors a state read may outlive: the kernel's transient ones, and an EIO
+ * after which the probe found the cache alive.  Anything else (EOF: the
+ * cache was unbound; a broken channel) ends the daemon.
+ */
+static int
+read_transient(const struct daemon *d, int err)
+{
+	switch (err) {
+	case EIO:
+		return !kernel_dead(d->k);
+	case ENOMEM:
+	case EBUSY:
+	case EAGAIN:
+	case EINTR:
+	case ESTALE:
+	case ENOENT:
+	case EMSGSIZE:
+	case ENOBUFS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A state read failed for a reason that may pass.  The device stays
+ * readable while its flag is set, so a loop that read again at once could
+ * spin: stop watching it and retry from a timer, 100 ms doubling to 5 s;
+ * the last good state stands meanwhile.  Logged at 1, 2, 4, 8... in a row.
+ */
+static void
+reread_in(struct daemon *d, unsigned ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+
+	evtimer_add(d->ev_reread, &tv);
+}
+
+static void
+read_failed(struct daemon *d, int err)
+{
+	d->read_errors++;
+	d->reread_ms = d->reread_ms == 0 ? REREAD_MIN_MS :
+	    d->reread_ms * 2 > REREAD_MAX_MS ? REREAD_MAX_MS : d->reread_ms * 2;
+	if ((d->read_errors & (d->read_errors - 1)) == 0)
+		log_warnx("kernel device: read: %s (%u in a row); retrying in %u ms",
+			  strerror(err), d->read_errors, d->reread_ms);
+	event_del(d->ev_dev);
+	reread_in(d, d->reread_ms);
+}
+
+static void
+read_worked(struct daemon *d)
+{
+	if (d->read_errors == 0)
+		return;
+	log_info("kernel device: state reads work again after %u failures", d->read_errors);
+	d->read_errors = 0;
+	d->reread_ms = 0;
+	evtimer_del(d->ev_reread);
+	if (event_add(d->ev_dev, NULL) == -1)
+		fatalx("event loop: cannot watch the kernel device");
+}
+
+/*
  * Read the state line: 0 when d->st is fresh, 1 when the line was malformed
- * and the last good state stands, -1 when the daemon is stopping.  The real
- * device never returns a short line (it fails the read instead), so a run
- * of malformed lines means a broken channel: exit and let the service
- * manager restart us, rather than sit inert.
+ * or the read failed for a passing reason and the last good state stands
+ * (a failed read is retried), -1 when the daemon is stopping.  The real device
+ * never returns a short line (it fails the read instead), so a run of
+ * malformed lines means a broken channel: exit and let the service manager
+ * restart us, rather than sit inert.
  */
 static int
 read_state(struct daemon *d)
@@ -115,6 +186,8 @@ read_state(struct daemon *d)
 	struct kstate st;
 	int r = kernel_read_state(d->k, &st);
 
+	if (r == 0)
+		read_worked(d);
 	if (r == 0) {
 		st.freleased = sat_add(st.freleased, d->have_st ? d->st.freleased : 0);
 		st.breleased = sat_add(st.breleased, d->have_st ? d->st.breleased : 0);
@@ -129,6 +202,10 @@ read_state(struct daemon *d)
 		log_warnx("kernel device: %d malformed state lines in a row; exiting", MALFORMED_MAX);
 		stop(d, 1);
 		return -1;
+	}
+	if (r != -ENODATA && read_transient(d, -r)) {
+		read_failed(d, -r);
+		return 1;
 	}
 	if (r == -EIO)
 		cache_dead(d);
@@ -211,6 +288,17 @@ on_wake(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (read_state(d) >= 0)
 		step_engine(d);
+}
+
+/* The retry of a failed state read: watch the device again, then read. */
+static void
+on_reread(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	if (event_add(d->ev_dev, NULL) == -1)
+		fatalx("event loop: cannot watch the kernel device");
+	on_wake(fd, what, arg);
 }
 
 static void
@@ -612,6 +700,7 @@ setup_loop(struct daemon *d)
 	d->ev_gywork = add_event(d, -1, 0, on_gy_work, &now);
 	d->ev_step = add_event(d, -1, 0, on_wake, NULL);
 	d->ev_status = add_event(d, -1, 0, on_status, NULL);
+	d->ev_reread = add_event(d, -1, 0, on_reread, NULL);
 	if (wd > 0) {
 		/* Twice per interval, as sd_watchdog_enabled(3) advises. */
 		wdtv.tv_sec = (time_t)(wd / 2 / 1000000);
@@ -658,7 +747,8 @@ static void
 cleanup(struct daemon *d)
 {
 	struct event **evs[] = { &d->ev_dev, &d->ev_term, &d->ev_int, &d->ev_hup,
-		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd, &d->ev_status };
+		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd, &d->ev_status,
+		&d->ev_reread };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(evs); i++)
