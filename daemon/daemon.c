@@ -175,7 +175,7 @@ read_worked(struct daemon *d)
 /*
  * Read the state line: 0 when d->st is fresh, 1 when the line was malformed
  * or the read failed for a passing reason and the last good state stands
- * (a failed read is retried), -1 when the daemon is stopping.  The real device
+ * (a retry is scheduled), -1 when the daemon is stopping.  The real device
  * never returns a short line (it fails the read instead), so a run of
  * malformed lines means a broken channel: exit and let the service manager
  * restart us, rather than sit inert.
@@ -196,8 +196,16 @@ read_state(struct daemon *d)
 		d->malformed = 0;
 		return 0;
 	}
-	if (r == -EBADMSG && ++d->malformed < MALFORMED_MAX)
-		return 1;	/* logged; the engine still steps, so the scan's wake-up is taken */
+	if (r == -EBADMSG && ++d->malformed < MALFORMED_MAX) {
+		/*
+		 * Logged by the channel.  The read cleared the kernel's flag, so
+		 * nothing may wake us again while the kernel asks for culling:
+		 * ask again soon.  The engine still steps, so the scan's wake-up
+		 * is taken.
+		 */
+		reread_in(d, REREAD_MIN_MS);
+		return 1;
+	}
 	if (r == -EBADMSG) {
 		log_warnx("kernel device: %d malformed state lines in a row; exiting", MALFORMED_MAX);
 		stop(d, 1);

@@ -12,6 +12,15 @@ fault_setup
 for e in EIO ENOMEM EBUSY ESTALE ENOENT; do
 	fault_storm "read $e" read $e
 done
+# One malformed line just when the kernel starts asking: the read cleared
+# the kernel's flag, so nothing else would wake the daemon; it must read
+# again by itself and cull.
+sim_ctl fault read malformed nth=1 >/dev/null
+fault_mark
+fault_ask
+check "one malformed line as the kernel asks: the daemon reads again and culls" \
+	fault_wait_progress 2 10
+sim_ctl fault clear >/dev/null
 # Malformed lines at random: at p=0.3, ten in a row (the exit rule) has a
 # chance of 6e-6 a read, and the seed makes the run reproducible anyway.
 sim_ctl fault read malformed p=0.3 seed="$FAULT_SEED" >/dev/null
