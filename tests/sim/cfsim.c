@@ -70,7 +70,8 @@ usage(FILE *out)
 		"       cfsim notify-listen [-t] SOCKET OUTFILE\n"
 		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
 		"       cfsim client SOCKET < SCRIPT\n"
-		"       cfsim populate DIR N KB\n");
+		"       cfsim populate DIR N KB\n"
+		"       cfsim tree wide DIR N | deep DIR N [NAME] | sock PATH\n");
 }
 
 int
@@ -86,6 +87,7 @@ main(int argc, char **argv)
 		{ "conform", conform_main },
 		{ "client", client_main },
 		{ "populate", populate_main },
+		{ "tree", tree_main },
 	};
 
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {

@@ -72,5 +72,6 @@ int notify_main(int argc, char **argv);
 int client_main(int argc, char **argv);
 int populate_main(int argc, char **argv);
 int conform_main(int argc, char **argv);
+int tree_main(int argc, char **argv);
 
 #endif
