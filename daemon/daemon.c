@@ -372,6 +372,10 @@ step_engine(struct daemon *d)
 		cache_dead(d);
 		return;
 	}
+	if (engine_cache_lost(d->eng)) {
+		stop(d, 1);	/* the engine said why */
+		return;
+	}
 	if (seen.cull || next != ENGINE_IDLE) {
 		if (read_state(d) == -1)
 			return;
