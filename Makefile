@@ -4,6 +4,7 @@
 #   make            build the daemon (./cachefilesd)
 #   make check      build and run every test layer (unit, simulator, VM)
 #   make check SANITIZE=1   the same under AddressSanitizer and UBSan
+#   make soak       the integ layer with its long variants (SOAK=1)
 #   make bench      benchmarks (not part of check)
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
@@ -84,7 +85,7 @@ SIM_DAEMON := $(BUILD)/tests/cachefilesd-sim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit bench demo deps install clean lint selinux deb
+.PHONY: all check soak unit bench demo deps install clean lint selinux deb
 all: cachefilesd
 
 $(BUILD)/%.o: %.c
@@ -135,6 +136,13 @@ check: deps-check $(BUILD)/cachefilesd $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
 	    sh tests/run.sh
+
+# The integ layer with its long variants (SOAK=1: 1,000,000 entries in a
+# directory, ...): see tests/integ/FAULTS.md.
+soak: deps-check $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN)
+	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
+	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
+	    SOAK=1 LAYERS=integ sh tests/run.sh
 
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) LAYERS=unit sh tests/run.sh
