@@ -6,7 +6,6 @@
 #   make check SANITIZE=1   the same under AddressSanitizer and UBSan
 #   make check SANITIZE=thread INTEG='cull-*'   the threaded ones under TSan
 #   make soak       long runs (SOAK_SHORT=1: CI's shortened form)
-#   make fuzz       libFuzzer targets, FUZZ_SECONDS each
 #   make bench      benchmarks (not part of check)
 #   make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (clang)
 #   make demo       the daemon against the real kernel module in a VM
@@ -169,17 +168,19 @@ check: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) LAYERS=unit sh tests/run.sh
 
-# Long runs: a simulated week under valgrind's massif and 100 kill -9 cycles
-# and 60 rounds in the VM.  SOAK_SHORT=1 is CI's shortened form.
+# Long runs: the integ layer's long variants (SOAK=1: 1,000,000 entries in a
+# directory, ...; tests/integ/FAULTS.md), a simulated week under valgrind's
+# massif, and 100 kill -9 cycles and 60 rounds in the VM.  SOAK_SHORT=1 is
+# CI's shortened form: the week of 24 rounds and the VM's 20 and 12.
 ifeq ($(SOAK_SHORT),1)
-SOAK_ENV   := WEEK_ROUNDS=24 SOAK_CYCLES=20 SOAK_ROUNDS=12
+SOAK_ENV   := WEEK_ROUNDS=24 SOAK_CYCLES=20 SOAK_ROUNDS=12 LAYERS="soak vm"
 else
-SOAK_ENV   := WEEK_ROUNDS=168 SOAK_CYCLES=100 SOAK_ROUNDS=60
+SOAK_ENV   := SOAK=1 WEEK_ROUNDS=168 SOAK_CYCLES=100 SOAK_ROUNDS=60 LAYERS="integ soak vm"
 endif
 soak: deps-soak $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN) $(CTL_BIN)
 	@$(SOAK_ENV) BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) CFCTL=$(CURDIR)/$(CTL_BIN) \
-	    LAYERS="soak vm" VM_ONLY=soak sh tests/run.sh
+	    VM_ONLY=soak sh tests/run.sh
 
 bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh

@@ -49,6 +49,8 @@
 #define STATUS_MIN_MS 1000	/* STATUS= at most this often while the phase holds */
 #define MALFORMED_MAX 10	/* malformed state lines in a row before giving up */
 #define METRICS_MIN_MS 5000	/* the metrics file at most this often while culling */
+#define REREAD_MIN_MS 100	/* a failed state read is retried after this, */
+#define REREAD_MAX_MS 5000	/* doubling up to this */
 
 struct daemon {
 	const struct options *opt;
@@ -65,6 +67,8 @@ struct daemon {
 	struct kstate st;		/* latest state; released counters accumulate */
 	int have_st;
 	int malformed;			/* malformed state lines in a row */
+	unsigned read_errors;		/* failed state reads in a row */
+	unsigned reread_ms;		/* the delay before the next retry */
 	int gy_dirty;			/* something arrived during a pass */
 	int engfd;			/* descriptor ev_engfd watches, or -1 */
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
@@ -89,6 +93,7 @@ struct daemon {
 	struct event *ev_dev, *ev_term, *ev_int, *ev_hup;
 	struct event *ev_gy, *ev_gywork, *ev_step, *ev_engfd, *ev_wd, *ev_status;
 	struct event *ev_metrics;
+	struct event *ev_reread;
 };
 
 static void step_engine(struct daemon *d);
@@ -120,11 +125,77 @@ sat_add(uint64_t a, uint64_t b)
 }
 
 /*
+ * Errors a state read may outlive: the kernel's transient ones, and an EIO
+ * after which the probe found the cache alive.  Anything else (EOF: the
+ * cache was unbound; a broken channel) ends the daemon.
+ */
+static int
+read_transient(const struct daemon *d, int err)
+{
+	switch (err) {
+	case EIO:
+		return !kernel_dead(d->k);
+	case ENOMEM:
+	case EBUSY:
+	case EAGAIN:
+	case EINTR:
+	case ESTALE:
+	case ENOENT:
+	case EMSGSIZE:
+	case ENOBUFS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A state read failed for a reason that may pass.  The device stays
+ * readable while its flag is set, so a loop that read again at once could
+ * spin: stop watching it and retry from a timer, 100 ms doubling to 5 s;
+ * the last good state stands meanwhile.  Logged at 1, 2, 4, 8... in a row.
+ */
+static void
+reread_in(struct daemon *d, unsigned ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+
+	evtimer_add(d->ev_reread, &tv);
+}
+
+static void
+read_failed(struct daemon *d, int err)
+{
+	d->read_errors++;
+	d->reread_ms = d->reread_ms == 0 ? REREAD_MIN_MS :
+	    d->reread_ms * 2 > REREAD_MAX_MS ? REREAD_MAX_MS : d->reread_ms * 2;
+	if ((d->read_errors & (d->read_errors - 1)) == 0)
+		log_warnx("kernel device: read: %s (%u in a row); retrying in %u ms",
+			  strerror(err), d->read_errors, d->reread_ms);
+	event_del(d->ev_dev);
+	reread_in(d, d->reread_ms);
+}
+
+static void
+read_worked(struct daemon *d)
+{
+	if (d->read_errors == 0)
+		return;
+	log_info("kernel device: state reads work again after %u failures", d->read_errors);
+	d->read_errors = 0;
+	d->reread_ms = 0;
+	evtimer_del(d->ev_reread);
+	if (event_add(d->ev_dev, NULL) == -1)
+		fatalx("event loop: cannot watch the kernel device");
+}
+
+/*
  * Read the state line: 0 when d->st is fresh, 1 when the line was malformed
- * and the last good state stands, -1 when the daemon is stopping.  The real
- * device never returns a short line (it fails the read instead), so a run
- * of malformed lines means a broken channel: exit and let the service
- * manager restart us, rather than sit inert.
+ * or the read failed for a passing reason and the last good state stands
+ * (a retry is scheduled), -1 when the daemon is stopping.  The real device
+ * never returns a short line (it fails the read instead), so a run of
+ * malformed lines means a broken channel: exit and let the service manager
+ * restart us, rather than sit inert.
  */
 static int
 read_state(struct daemon *d)
@@ -132,6 +203,8 @@ read_state(struct daemon *d)
 	struct kstate st;
 	int r = kernel_read_state(d->k, &st);
 
+	if (r == 0)
+		read_worked(d);
 	if (r == 0) {
 		st.freleased = sat_add(st.freleased, d->have_st ? d->st.freleased : 0);
 		st.breleased = sat_add(st.breleased, d->have_st ? d->st.breleased : 0);
@@ -140,12 +213,24 @@ read_state(struct daemon *d)
 		d->malformed = 0;
 		return 0;
 	}
-	if (r == -EBADMSG && ++d->malformed < MALFORMED_MAX)
-		return 1;	/* logged; the engine still steps, so the scan's wake-up is taken */
+	if (r == -EBADMSG && ++d->malformed < MALFORMED_MAX) {
+		/*
+		 * Logged by the channel.  The read cleared the kernel's flag, so
+		 * nothing may wake us again while the kernel asks for culling:
+		 * ask again soon.  The engine still steps, so the scan's wake-up
+		 * is taken.
+		 */
+		reread_in(d, REREAD_MIN_MS);
+		return 1;
+	}
 	if (r == -EBADMSG) {
 		log_warnx("kernel device: %d malformed state lines in a row; exiting", MALFORMED_MAX);
 		stop(d, 1);
 		return -1;
+	}
+	if (r != -ENODATA && read_transient(d, -r)) {
+		read_failed(d, -r);
+		return 1;
 	}
 	if (r == -EIO)
 		cache_dead(d);
@@ -317,6 +402,17 @@ on_wake(evutil_socket_t fd, short what, void *arg)
 		step_engine(d);
 }
 
+/* The retry of a failed state read: watch the device again, then read. */
+static void
+on_reread(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	if (event_add(d->ev_dev, NULL) == -1)
+		fatalx("event loop: cannot watch the kernel device");
+	on_wake(fd, what, arg);
+}
+
 static void
 watch_engine_fd(struct daemon *d)
 {
@@ -378,6 +474,10 @@ step_engine(struct daemon *d)
 	next = engine_step(d->eng, &seen, &delay);
 	if (kernel_dead(d->k)) {
 		cache_dead(d);
+		return;
+	}
+	if (engine_cache_lost(d->eng)) {
+		stop(d, 1);	/* the engine said why */
 		return;
 	}
 	if (seen.cull || next != ENGINE_IDLE) {
@@ -808,6 +908,7 @@ setup_loop(struct daemon *d)
 	d->ev_step = add_event(d, -1, 0, on_wake, NULL);
 	d->ev_status = add_event(d, -1, 0, on_status, NULL);
 	d->ev_metrics = add_event(d, -1, 0, on_metrics, NULL);
+	d->ev_reread = add_event(d, -1, 0, on_reread, NULL);
 	if (wd > 0) {
 		/* Twice per interval, as sd_watchdog_enabled(3) advises. */
 		wdtv.tv_sec = (time_t)(wd / 2 / 1000000);
@@ -868,7 +969,7 @@ cleanup(struct daemon *d)
 {
 	struct event **evs[] = { &d->ev_dev, &d->ev_term, &d->ev_int, &d->ev_hup,
 		&d->ev_gy, &d->ev_gywork, &d->ev_step, &d->ev_engfd, &d->ev_wd, &d->ev_status,
-		&d->ev_metrics };
+		&d->ev_metrics, &d->ev_reread };
 	size_t i;
 
 	/* Clients first: their goals are withdrawn from a live engine. */

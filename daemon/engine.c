@@ -12,7 +12,9 @@
  *
  * When a cull fails with EIO and the kernel channel finds the cache dead
  * (kernel_dead()), the engine stops and returns ENGINE_IDLE; the loop
- * checks kernel_dead() after every step and exits non-zero.
+ * checks kernel_dead() after every step and exits non-zero.  So it does
+ * when DIR/cache is no longer the directory the engine culls in (moved or
+ * replaced while the daemon runs: engine_cache_lost()).
  */
 #include "daemon/engine.h"
 #include "config/config.h"
@@ -26,6 +28,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -34,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -84,6 +88,7 @@ struct engine {
 	int have_st;
 
 	struct outside_goal goals[ENGINE_GOALS_MAX];
+	int lost;			/* DIR/cache is not our directory any more */
 
 	uint64_t scans, culled, culled_blocks, busy, vanished, moved;
 	struct scan_stats last;
@@ -442,6 +447,40 @@ serves(const struct engine *e, const struct fsfree *f, uint64_t atime_ns)
 	return e->cull_age != 0 && atime_ns < age_cutoff_ns(e) ? 2 : 0;
 }
 
+/*
+ * Is DIR/cache still the directory we hold open?  The kernel resolves names
+ * in our working directory, below that descriptor: if DIR/cache was moved
+ * away (and perhaps replaced), culling there would remove files outside
+ * DIR/cache.  Checked by path, without following a symlink, before each
+ * batch.
+ */
+static int
+cache_in_place(struct engine *e)
+{
+	char path[PATH_MAX];
+	struct stat here, there;
+
+	/* No channel (the unit tests drive the engine without one): no path to check. */
+	if (e->k == NULL ||
+	    snprintf_checked(path, sizeof(path), "%s/cache", kernel_dir(e->k)) == -1)
+		return 1;	/* the latter cannot happen: the kernel took the directory */
+	if (fstat(e->cachefd, &here) == -1 || fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    here.st_dev != there.st_dev || here.st_ino != there.st_ino) {
+		log_warnx("%s is no longer the cache directory bound at start (moved, replaced "
+			  "or removed); not culling there; exiting so that the service manager "
+			  "restarts the daemon on the directory as it is now", path);
+		e->lost = 1;
+		return 0;
+	}
+	return 1;
+}
+
+int
+engine_cache_lost(const struct engine *e)
+{
+	return e->lost;
+}
+
 /* One batch, oldest first, each victim checked against the goals first. */
 static int
 cull_batch(struct engine *e, uint64_t *culled)
@@ -452,6 +491,8 @@ cull_batch(struct engine *e, uint64_t *culled)
 	struct fsfree f;
 
 	*culled = 0;
+	if (!cache_in_place(e))
+		return -1;	/* the engine stops as for a dead cache */
 	/* Directories are opened afresh by path for each batch (victims.h). */
 	victims_drop_dirs(e->vs);
 	while (n < BATCH_MAX && now_ms() - t0 < BATCH_MS) {

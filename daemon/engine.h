@@ -48,6 +48,8 @@ void engine_reconfigure(struct engine *e, const struct config *cfg);
 
 /* Readable when the background scan has finished; -1 if there is none. */
 int engine_fd(const struct engine *e);
+/* DIR/cache was moved, replaced or removed: the engine stopped; the loop exits. */
+int engine_cache_lost(const struct engine *e);
 
 /* Feed the latest kernel state (or NULL), then do one bounded unit of work. */
 enum engine_next engine_step(struct engine *e, const struct kstate *st,

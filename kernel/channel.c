@@ -302,6 +302,8 @@ kernel_read_state(struct kchan *k, struct kstate *st)
 	ssize_t n;
 
 	n = k->t->read(k->conn, buf, sizeof(buf));
+	if (n == -EIO)
+		probe_dead(k);	/* the device's reads go on when the cache dies: ask */
 	if (n < 0)
 		return (int)n;
 	if (n == 0)

@@ -67,15 +67,18 @@ int kernel_bind(struct kchan *k);
  */
 const char *kernel_dir(const struct kchan *k);
 
-/* Read and parse the state line.  Returns 0, -ENODATA before bind, or -errno. */
+/*
+ * Read and parse the state line.  Returns 0, -ENODATA before bind, or
+ * -errno; after -EIO the channel probes, as after a cull (kernel_dead()).
+ */
 int kernel_read_state(struct kchan *k, struct kstate *st);
 
 /* Cull or query a name in the caller's working directory: 0 or -errno. */
 int kernel_cull(struct kchan *k, const char *name);
 int kernel_inuse(struct kchan *k, const char *name);
 /*
- * Did an EIO from cull or inuse turn out to mean a dead cache?  (After an
- * EIO the channel sends a harmless probe; the loop exits when this is set.)
+ * Did an EIO from cull, inuse or a read turn out to mean a dead cache?  (After
+ * an EIO the channel sends a harmless probe; the loop exits when this is set.)
  */
 int kernel_dead(const struct kchan *k);
 

@@ -65,11 +65,13 @@ usage(FILE *out)
 		"usage: cfsim serve SOCKET [--control CTLSOCK] [--log FILE] [--estale] [--eperm]\n"
 		"                  [--old-kernel] [--xattr-check] [--fail-bind ERRNO]\n"
 		"                  [--busy-ms MS] [--withdraw-ms MS] [--cull-delay-ms MS]\n"
+		"                  [--fault RULE]...\n"
 		"       cfsim ctl CTLSOCK REQUEST...\n"
 		"       cfsim notify-listen [-t] SOCKET OUTFILE\n"
 		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
 		"       cfsim client SOCKET < SCRIPT\n"
 		"       cfsim populate DIR N KB\n"
+		"       cfsim tree wide DIR N | deep DIR N [NAME] | sock PATH\n"
 		"       cfsim bind-as UID DIR TAG SECONDS [NAME...]   (real module, as root)\n");
 }
 
@@ -86,6 +88,7 @@ main(int argc, char **argv)
 		{ "conform", conform_main },
 		{ "client", client_main },
 		{ "populate", populate_main },
+		{ "tree", tree_main },
 		{ "bind-as", bindas_main },
 	};
 

@@ -55,6 +55,16 @@ int dev_take_notify(void);
 /* A control request (see docs); writes the reply, returns 0 or -1 on error. */
 int dev_control(const char *req, char *reply, size_t replysz);
 
+/* simfault.c: injected faults (docs/simulator-protocol.md, "Fault injection"). */
+int fault_add(const char *spec, char *why, size_t whysz);	/* rule number or -1 */
+int fault_clear(void);						/* rules removed */
+int fault_list(char *out, size_t sz);
+unsigned long fault_injected(void);
+/* The errno to inject into this command (word: its first word), or 0; sleeps when slow. */
+int fault_on_write(const char *cmd, const char *word, int probe);
+/* The same for a read; *malformed when the line must be malformed. */
+int fault_on_read(int *malformed);
+
 /* The subcommands. */
 int serve_main(int argc, char **argv);
 int ctl_main(int argc, char **argv);
@@ -62,6 +72,7 @@ int notify_main(int argc, char **argv);
 int client_main(int argc, char **argv);
 int populate_main(int argc, char **argv);
 int conform_main(int argc, char **argv);
+int tree_main(int argc, char **argv);
 int bindas_main(int argc, char **argv);
 
 #endif

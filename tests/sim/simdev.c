@@ -623,6 +623,25 @@ run_command(const char *cmd, const char *args, pid_t pid)
 	return EOPNOTSUPP;
 }
 
+/* An injected fault for this command (simfault.c), or 0. */
+static int
+injected_write(const char *buf, size_t len)
+{
+	char text[201], word[16];
+	size_t n = len > 200 ? 200 : len, w = 0;
+
+	memcpy(text, buf, n);
+	text[n] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	while (w < sizeof(word) - 1 && text[w] != '\0' && !kspace((unsigned char)text[w])) {
+		word[w] = text[w];
+		w++;
+	}
+	word[w] = '\0';
+	/* "dir" after bind is the daemon's liveness probe: only "probe" rules touch it */
+	return fault_on_write(text, word, d.bound && strcmp(word, "dir") == 0);
+}
+
 int
 dev_write(const char *buf, size_t len, pid_t pid)
 {
@@ -631,6 +650,11 @@ dev_write(const char *buf, size_t len, pid_t pid)
 	int err;
 
 	g.commands++;
+	if ((err = injected_write(buf, len)) != 0) {
+		sim_log("write \"%.*s\" pid %ld -> %s (injected)", len > 200 ? 200 : (int)len,
+			buf, (long)pid, errname(err));
+		return err;
+	}
 	if (d.dead)
 		err = EIO;
 	else if (len > SIM_CMD_MAX)
@@ -673,13 +697,18 @@ dev_read(size_t size, char *out, size_t outsz, size_t *outlen)
 {
 	char line[SIM_LINE_MAX];
 	unsigned long long fr, br;
-	int n;
+	int n, err, malformed;
 
 	g.reads++;
 	*outlen = 0;
 	if (!d.bound) {
 		sim_log("read %zu -> EOF (not bound)", size);
 		return 0;
+	}
+	/* An injected error comes before the side effects: counters and flag are kept. */
+	if ((err = fault_on_read(&malformed)) != 0) {
+		sim_log("read %zu -> %s (injected)", size, errname(err));
+		return err;
 	}
 	space_check(0, 0);
 	fr = d.freleased;
@@ -697,9 +726,10 @@ dev_read(size_t size, char *out, size_t outsz, size_t *outlen)
 	if (!simopt.old_kernel)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " freleased=%x breleased=%llx",
 			      (unsigned)fr, br);
-	if (malformed_left > 0) {
+	if (malformed_left > 0 || malformed) {
 		/* A fault for tests: a line no parser may accept (the counters are lost). */
-		malformed_left--;
+		if (!malformed)
+			malformed_left--;
 		n = snprintf(line, sizeof(line), "cull=2 frun=zz fcull");
 	}
 	if ((size_t)n > size || (size_t)n > outsz) {
@@ -839,7 +869,7 @@ ctl_state(char *rep, size_t sz)
 		     " cull_files=%lu cull_dirs=%lu cull_busy=%lu cull_missing=%lu cull_failed=%lu"
 		     " inuses=%lu inuse_busy=%lu violations=%lu busy=%d culled_blocks=%llu"
 		     " frun=%llu fcull=%llu fstop=%llu brun=%llu bcull=%llu bstop=%llu"
-		     " freleased=%llu breleased=%llu debug=%llu tag=%s dir=%s",
+		     " freleased=%llu breleased=%llu debug=%llu faults=%lu tag=%s dir=%s",
 		     d.open, d.bound, d.dead, d.culling, d.changed, g.opens, g.closes,
 		     g.binds, g.commands, g.reads, g.checks, g.notifies, g.culls,
 		     g.cull_files, g.cull_dirs, g.cull_busy, g.cull_missing, g.cull_failed,
@@ -848,7 +878,7 @@ ctl_state(char *rep, size_t sz)
 		     (unsigned long long)d.lim[LSET_F][L_STOP], (unsigned long long)d.lim[LSET_B][L_RUN],
 		     (unsigned long long)d.lim[LSET_B][L_CULL], (unsigned long long)d.lim[LSET_B][L_STOP],
 		     (unsigned long long)d.freleased, (unsigned long long)d.breleased,
-		     (unsigned long long)d.debug, d.tag ? d.tag : "", d.root);
+		     (unsigned long long)d.debug, fault_injected(), d.tag ? d.tag : "", d.root);
 }
 
 /* "rename-after N FROM TO": arm the hook (paths relative to DIR/cache). */
@@ -884,6 +914,26 @@ ctl_rename_at_bind(const char *arg, char *rep, size_t sz)
 	hook.at_bind = 1;
 	sim_log("ctl: rename-at-bind %s %s", hook.from, hook.to);
 	return reply(rep, sz, 0, "ok");
+}
+
+/* "fault clear", "fault list", or "fault RULE" (simfault.c). */
+static int
+ctl_fault(const char *arg, char *rep, size_t sz)
+{
+	char why[160];
+	int n;
+
+	if (strcmp(arg, "clear") == 0)
+		return reply(rep, sz, 0, "ok cleared %d", fault_clear());
+	if (strcmp(arg, "list") == 0) {
+		char list[SIM_CTL_MAX - 8];
+
+		fault_list(list, sizeof(list));
+		return reply(rep, sz, 0, "ok %s", list);
+	}
+	if ((n = fault_add(arg, why, sizeof(why))) < 0)
+		return reply(rep, sz, -1, "error %s", why);
+	return reply(rep, sz, 0, "ok rule %d", n);
 }
 
 int
@@ -923,6 +973,8 @@ dev_control(const char *req, char *rep, size_t sz)
 		return ctl_rename_after(arg, rep, sz);
 	if (strcmp(verb, "rename-at-bind") == 0)
 		return ctl_rename_at_bind(arg, rep, sz);
+	if (strcmp(verb, "fault") == 0)
+		return ctl_fault(arg, rep, sz);
 	if (strcmp(verb, "malformed") == 0) {
 		if (sscanf(arg, "%lu", &malformed_left) != 1)
 			return reply(rep, sz, -1, "error usage: malformed N");

@@ -27,6 +27,7 @@
 
 #define CTL_CONNS 16
 #define MSG_BUF 65536
+#define FAULTS_MAX 16		/* --fault options */
 
 struct simopts simopt;
 
@@ -282,7 +283,9 @@ parse_errno(const char *s)
 static int
 parse_args(int argc, char **argv, const char **sock, const char **ctl)
 {
-	const char *logpath = NULL;
+	const char *logpath = NULL, *faults[FAULTS_MAX];
+	int nfaults = 0;
+	char why[160];
 
 	*sock = *ctl = NULL;
 	for (int i = 1; i < argc; i++) {
@@ -308,6 +311,8 @@ parse_args(int argc, char **argv, const char **sock, const char **ctl)
 			simopt.busy_ms = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (next != NULL && strcmp(a, "--withdraw-ms") == 0)
 			simopt.withdraw_ms = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (next != NULL && strcmp(a, "--fault") == 0 && nfaults < FAULTS_MAX)
+			faults[nfaults++] = argv[++i];
 		else if (next != NULL && strcmp(a, "--cull-delay-ms") == 0)
 			simopt.cull_delay_ms = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (a[0] != '-' && *sock == NULL)
@@ -323,6 +328,12 @@ parse_args(int argc, char **argv, const char **sock, const char **ctl)
 	}
 	if (logpath != NULL && sim_log_open(logpath) < 0)
 		return -1;
+	/* after the log is open, so that the rules are logged in it */
+	for (int i = 0; i < nfaults; i++)
+		if (fault_add(faults[i], why, sizeof(why)) < 0) {
+			fprintf(stderr, "cfsim serve: --fault %s: %s\n", faults[i], why);
+			return -1;
+		}
 	return 0;
 }
 

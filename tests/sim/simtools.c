@@ -323,3 +323,74 @@ populate_main(int argc, char **argv)
 	}
 	return 0;
 }
+
+/*
+ * "cfsim tree wide DIR N": N empty files DIR/D0..D<N-1> (cheap: no data, one
+ * directory); "cfsim tree deep DIR N [NAME]": N nested directories
+ * DIR/NAME/NAME/... (NAME defaults to "+d", a name the scanner enters) made
+ * relative to each other, so that no path length limits the depth, with an
+ * empty file Ddeep at the bottom; "cfsim tree sock PATH": a
+ * listening-less AF_UNIX socket node at PATH.  For the hostile-tree tests.
+ */
+int
+tree_main(int argc, char **argv)
+{
+	long n = argc >= 4 ? strtol(argv[3], NULL, 10) : -1;
+	const char *dname = argc == 5 ? argv[4] : "+d";
+	int fd, dfd;
+
+	if (argc == 3 && strcmp(argv[1], "sock") == 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		if (strlen(argv[2]) >= sizeof(sa.sun_path))
+			return 1;
+		strcpy(sa.sun_path, argv[2]);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			fprintf(stderr, "cfsim: %s: bind: %s\n", argv[2], strerror(errno));
+			return 1;
+		}
+		close(fd);
+		return 0;
+	}
+	if ((argc != 4 && !(argc == 5 && argv[1][0] == 'd')) || n < 0 ||
+	    (strcmp(argv[1], "wide") != 0 && strcmp(argv[1], "deep") != 0)) {
+		fprintf(stderr, "usage: cfsim tree wide DIR N | deep DIR N [NAME] | sock PATH\n");
+		return 2;
+	}
+	dfd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		fprintf(stderr, "cfsim: %s: open: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		char name[32];
+
+		if (argv[1][0] == 'w') {
+			snprintf(name, sizeof(name), "D%ld", i);
+			fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+			if (fd < 0) {
+				fprintf(stderr, "cfsim: %s/%s: %s\n", argv[2], name, strerror(errno));
+				return 1;
+			}
+			close(fd);
+			continue;
+		}
+		if (mkdirat(dfd, dname, 0700) < 0 && errno != EEXIST) {
+			fprintf(stderr, "cfsim: mkdir at depth %ld: %s\n", i, strerror(errno));
+			return 1;
+		}
+		fd = openat(dfd, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return 1;
+		close(dfd);
+		dfd = fd;
+	}
+	if (argv[1][0] == 'd') {
+		fd = openat(dfd, "Ddeep", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
+	close(dfd);
+	return 0;
+}
