@@ -27,6 +27,7 @@ tool 90
 sockcull 90"
 PLAN2="cull 200
 inuse 160
+hostile 150
 soak $((120 + ${SOAK_CYCLES:-20} * 6 + ${SOAK_ROUNDS:-12} * 10))"
 
 want() { [ -z "${VM_ONLY:-}" ] || echo " $VM_ONLY " | grep -q " $1 "; }
