@@ -5,6 +5,8 @@
 #   make check      build and run every test layer (unit, simulator, VM)
 #   make check SANITIZE=1   the same under AddressSanitizer and UBSan
 #   make bench      benchmarks (not part of check)
+#   make golden     rewrite tests/config/*.out from the binary (review the diff)
+#   make mutate     the mutation audit, tests/mutate.sh (not part of check)
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
 #   make selinux    the SELinux policy module;  make deb: a Debian package
@@ -84,7 +86,7 @@ SIM_DAEMON := $(BUILD)/tests/cachefilesd-sim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit bench demo deps install clean lint selinux deb
+.PHONY: all check unit bench demo deps install clean lint selinux deb golden mutate
 all: cachefilesd
 
 $(BUILD)/%.o: %.c
@@ -138,6 +140,14 @@ check: deps-check $(BUILD)/cachefilesd $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
 
 unit: $(UNIT_BINS)
 	@BUILD=$(BUILD) LAYERS=unit sh tests/run.sh
+
+# Never part of check: the goldens are reviewed, not regenerated.
+golden: $(BUILD)/cachefilesd
+	@UPDATE_GOLDEN=1 CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/config/run.sh
+
+# Each mutation of tests/mutations.txt in a scratch copy of the tree (not part of check).
+mutate: deps-check
+	@sh tests/mutate.sh
 
 bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh

@@ -9,6 +9,10 @@
 #   integ   the test daemon against the kernel simulator, tests/integ/*.sh
 #   vm      the daemon against the real module in QEMU, tests/vm/run.sh
 #
+# INTEG_TESTS (names without .sh, space-separated) runs only those integ
+# tests; TEST_TIMEOUT (seconds) ends any test program that runs longer (both
+# for tests/mutate.sh).  The golden files are never rewritten from here.
+#
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, and the check
 # that it has no simulator hook); CACHEFILESD_SIM is the test daemon, the same
 # objects linked with the simulator's transport (docs/kernel-seam.md).
@@ -22,6 +26,9 @@ export CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
 export CACHEFILESD_SIM=${CACHEFILESD_SIM:-$BUILD/tests/cachefilesd-sim}
 export CFSIM=${CFSIM:-$BUILD/tests/cfsim}
 export TOP=$PWD
+unset UPDATE_GOLDEN	# a test run compares; only "make golden" rewrites
+INTEG_TESTS=${INTEG_TESTS:-}
+TEST_TIMEOUT=${TEST_TIMEOUT:-}
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
 pass=0 fail=0 skip=0
@@ -31,8 +38,13 @@ skipped_reasons=
 run_prog() {
 	name=$1; shift
 	log=$LOGDIR/$(echo "$name" | tr '/ ' '__').log
-	"$@" >"$log" 2>&1
+	if [ -n "$TEST_TIMEOUT" ]; then
+		timeout -k 5 "$TEST_TIMEOUT" "$@" >"$log" 2>&1
+	else
+		"$@" >"$log" 2>&1
+	fi
 	rc=$?
+	[ "$rc" -eq 124 ] && echo "not ok - $name timed out after $TEST_TIMEOUT s" >>"$log"
 	# cmocka reports a skip as "not ok N # SKIP", TAP producers as "ok - x # SKIP".
 	p=$(grep -Ec '^ok ' "$log")
 	s=$(grep -Eic '^(not )?ok .*# *skip' "$log")
@@ -72,6 +84,9 @@ for layer in $LAYERS; do
 		for t in tests/integ/*.sh; do
 			[ -f "$t" ] || continue
 			case ${t##*/} in lib-*) continue ;; esac	# shell libraries
+			if [ -n "$INTEG_TESTS" ]; then
+				case " $INTEG_TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue ;; esac
+			fi
 			run_prog "integ/$(basename "$t" .sh)" sh "$t"
 		done ;;
 	vm)
