@@ -86,7 +86,7 @@ SIM_DAEMON := $(BUILD)/tests/cachefilesd-sim
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit bench demo deps install clean lint selinux deb golden mutate
+.PHONY: all check unit bench demo deps install clean lint selinux deb golden mutate test-bins
 all: cachefilesd
 
 $(BUILD)/%.o: %.c
@@ -106,9 +106,10 @@ $(BUILD)/cachefilesd: $(BUILD)/cachefilesd.o $(LINK_DEVICE) $(LIBCFD)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # The same daemon objects, talking to the kernel simulator: for tests only.
+# scan_run is wrapped by the scan gate in link-sim.c (tests/sim/link-sim.c).
 $(SIM_DAEMON): $(BUILD)/cachefilesd.o $(LINK_SIM) $(SIMT_OBJ) $(LIBCFD)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -Wl,--wrap=scan_run -o $@ $^ $(LIBS)
 
 cachefilesd: $(BUILD)/cachefilesd
 	cp $< $@
@@ -133,7 +134,8 @@ $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 # Everything a test run needs; check installs missing packages first.
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, the hook check);
 # CACHEFILESD_SIM the test daemon that the integ layer drives.
-check: deps-check $(BUILD)/cachefilesd $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
+test-bins: $(BUILD)/cachefilesd $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN)
+check: deps-check test-bins
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
 	    sh tests/run.sh
