@@ -26,7 +26,7 @@ check_only=0
 if [ "${1:-}" = --check ]; then
 	check_only=1; shift
 fi
-only=" $* "
+only=$*
 
 die() { echo "mutate: $*" >&2; exit 2; }
 [ -f "$MUTATIONS" ] || die "$MUTATIONS: no such file"
@@ -159,7 +159,9 @@ run_layers() {
 # The baseline: unmutated, the same layers must pass, or nothing below means anything.
 union=
 while IFS=$US read -r name file from to integ equiv; do
-	case " $only " in "  ") ;; *" $name "*) ;; *) continue ;; esac
+	if [ -n "$only" ]; then
+		case " $only " in *" $name "*) ;; *) continue ;; esac
+	fi
 	case $integ in
 	all) union=all ;;
 	none) ;;
@@ -179,7 +181,9 @@ echo "mutate: baseline passes ($(tail -1 "$scratch/mutate-logs/baseline.log"))"
 
 killed=0 survived=0 equivalent=0 errors=0 ran=0 survivors=
 while IFS=$US read -r name file from to integ equiv; do
-	case " $only " in "  ") ;; *" $name "*) ;; *) continue ;; esac
+	if [ -n "$only" ]; then
+		case " $only " in *" $name "*) ;; *) continue ;; esac
+	fi
 	ran=$((ran + 1))
 	f=$scratch/$file
 	cp -p "$f" "$f.orig"
