@@ -401,9 +401,21 @@ test_victims(void **state)
 	set_atime(rel, now);
 	snprintf(rel, sizeof(rel), "cache/Iv/@02/Dvictim-02-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
 	rm(rel);
-	snprintf(rel, sizeof(rel), "cache/Iv/@00/Dvictim-04-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
-	rm(rel);
-	obj(rel, now - 96 * DAY, 4096);
+	/*
+	 * Replaced: the new file is made first and renamed over the old one,
+	 * so that it cannot get the old inode number back (an unlink then a
+	 * create may reuse it, and with the same atime the replacement would
+	 * be indistinguishable from the original).
+	 */
+	{
+		char tmp[PATH_MAX + 8], a[PATH_MAX + 256], b[PATH_MAX + 256];
+		snprintf(rel, sizeof(rel), "cache/Iv/@00/Dvictim-04-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
+		snprintf(tmp, sizeof(tmp), "%s.new", rel);
+		obj(tmp, now - 96 * DAY, 4096);
+		snprintf(a, sizeof(a), "%s/%s", top, tmp);
+		snprintf(b, sizeof(b), "%s/%s", top, rel);
+		assert_int_equal(rename(a, b), 0);
+	}
 	/*
 	 * The directory itself moves outside the cache and the symlink points
 	 * at it: the same inodes and atimes, found only by following the link.
