@@ -65,8 +65,10 @@ run_prog() {
 		grep -E '^not ok |^#' "$log" | grep -Eiv '# *skip' | head -40 | sed 's/^/    /'
 		echo "    (full log: $log)"
 	fi
+	# A skip's reason: on its TAP line, or (cmocka, whose skip() takes
+	# none) on a "# SKIP test: reason" line before it (tests/unit/skip.h).
 	if [ "$s" -gt 0 ]; then
-		skipped_reasons="$skipped_reasons$(grep -Ei '^(not )?ok .*# *skip' "$log" | awk -v n="$name" '{ print "    " n ": " $0 }')
+		skipped_reasons="$skipped_reasons$(grep -Ei '^(not )?ok .*# *skip|^# SKIP ' "$log" | awk -v n="$name" '{ print "    " n ": " $0 }')
 "
 	fi
 }
