@@ -11,7 +11,7 @@
 #
 # Environment: MUTATIONS (the data file), MUTATE_DIR (the scratch directory,
 # kept if given, else a temp dir removed at the end), MUTATE_JOBS (make -j,
-# default 2), TEST_TIMEOUT (per test program, default 300 s).
+# default 2), TEST_TIMEOUT (per test program, default 120 s: the longest integ test takes about 20 s).
 #
 # Exit status: 0 when every mutant was killed or survived as marked
 # equivalent; 1 when one survived unmarked; 2 on an error (a snippet not
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 TOP=$PWD
 MUTATIONS=${MUTATIONS:-$TOP/tests/mutations.txt}
 JOBS=${MUTATE_JOBS:-2}
-export TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+export TEST_TIMEOUT=${TEST_TIMEOUT:-120}
 check_only=0
 if [ "${1:-}" = --check ]; then
 	check_only=1; shift
