@@ -181,7 +181,7 @@ wait_scan(struct rig *r)
 {
 	struct pollfd pfd = { .fd = engine_fd(r->e), .events = POLLIN };
 
-	assert_int_equal(poll(&pfd, 1, 10000), 1);
+	assert_int_equal(poll(&pfd, 1, 60000), 1);	/* the scan runs at nice 19 */
 }
 
 static struct kstate
