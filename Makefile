@@ -8,6 +8,8 @@
 #   make soak       long runs (SOAK_SHORT=1: CI's shortened form)
 #   make bench      benchmarks (not part of check)
 #   make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (clang)
+#   make golden     rewrite tests/config/*.out from the binary (review the diff)
+#   make mutate     the mutation audit, tests/mutate.sh (not part of check)
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
 #   make selinux    the SELinux policy module;  make deb: a Debian package
@@ -100,7 +102,7 @@ CTL_BIN    := $(BUILD)/tests/cfctl
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak
+.PHONY: all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak golden mutate test-bins
 all: cachefilesd cachefiles-cull
 
 $(BUILD)/%.o: %.c
@@ -120,9 +122,10 @@ $(BUILD)/cachefilesd: $(BUILD)/cachefilesd.o $(LINK_DEVICE) $(LIBCFD)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # The same daemon objects, talking to the kernel simulator: for tests only.
+# scan_run is wrapped by the scan gate in link-sim.c (tests/sim/link-sim.c).
 $(SIM_DAEMON): $(BUILD)/cachefilesd.o $(LINK_SIM) $(SIMT_OBJ) $(LIBCFD)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -Wl,--wrap=scan_run -o $@ $^ $(LIBS)
 
 cachefilesd: $(BUILD)/cachefilesd
 	cp $< $@
@@ -159,7 +162,8 @@ $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 # Everything a test run needs; check installs missing packages first.
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, the hook check);
 # CACHEFILESD_SIM the test daemon that the integ layer drives.
-check: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN) $(CTL_BIN)
+test-bins: $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN) $(CTL_BIN)
+check: deps-check test-bins
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
 	    CFCTL=$(CURDIR)/$(CTL_BIN) \
@@ -181,6 +185,14 @@ soak: deps-soak $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN) $(CTL_BIN)
 	@$(SOAK_ENV) BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) CFCTL=$(CURDIR)/$(CTL_BIN) \
 	    VM_ONLY=soak sh tests/run.sh
+
+# Never part of check: the goldens are reviewed, not regenerated.
+golden: $(BUILD)/cachefilesd
+	@UPDATE_GOLDEN=1 CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/config/run.sh
+
+# Each mutation of tests/mutations.txt in a scratch copy of the tree (not part of check).
+mutate: deps-check
+	@sh tests/mutate.sh
 
 bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh

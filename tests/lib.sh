@@ -17,7 +17,16 @@ check() {
 check_grep() {
 	if grep -Eq -- "$2" "$3"; then ok "$1"; else not_ok "$1"; note "no match for /$2/ in $3:"; sed 's/^/#   /' "$3" | tail -20; fi
 }
+# check_no_grep DESC PATTERN FILE: passes when FILE has no line matching
+# PATTERN; FILE must exist and not be empty, or there was nothing to search
+# (the thing that writes it never ran).  check_no_grep_may_be_empty allows that.
 check_no_grep() {
+	if [ ! -s "$3" ]; then
+		not_ok "$1"; note "nothing to search: $3 is missing or empty"; return
+	fi
+	check_no_grep_may_be_empty "$@"
+}
+check_no_grep_may_be_empty() {
 	if grep -Eq -- "$2" "$3"; then not_ok "$1"; note "unexpected /$2/ in $3:"; grep -E -- "$2" "$3" | sed 's/^/#   /' | head; else ok "$1"; fi
 }
 # check_eq DESC EXPECTED ACTUAL

@@ -11,6 +11,10 @@
 #   soak    long runs, tests/soak/*.sh (make soak; not in the default list)
 # INTEG, a glob, picks integration scripts by name (INTEG='cull-*').
 #
+# INTEG_TESTS (names without .sh, space-separated) runs only those integ
+# tests; TEST_TIMEOUT (seconds) ends any test program that runs longer (both
+# for tests/mutate.sh).  The golden files are never rewritten from here.
+#
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, and the check
 # that it has no simulator hook); CACHEFILESD_SIM is the test daemon, the same
 # objects linked with the simulator's transport (docs/kernel-seam.md).
@@ -25,6 +29,9 @@ export CACHEFILESD_SIM=${CACHEFILESD_SIM:-$BUILD/tests/cachefilesd-sim}
 export CFSIM=${CFSIM:-$BUILD/tests/cfsim}
 export CFCTL=${CFCTL:-$BUILD/tests/cfctl}
 export TOP=$PWD
+unset UPDATE_GOLDEN	# a test run compares; only "make golden" rewrites
+INTEG_TESTS=${INTEG_TESTS:-}
+TEST_TIMEOUT=${TEST_TIMEOUT:-}
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
 pass=0 fail=0 skip=0
@@ -34,8 +41,13 @@ skipped_reasons=
 run_prog() {
 	name=$1; shift
 	log=$LOGDIR/$(echo "$name" | tr '/ ' '__').log
-	"$@" >"$log" 2>&1
+	if [ -n "$TEST_TIMEOUT" ]; then
+		timeout -k 5 "$TEST_TIMEOUT" "$@" >"$log" 2>&1
+	else
+		"$@" >"$log" 2>&1
+	fi
 	rc=$?
+	[ "$rc" -eq 124 ] && echo "not ok - $name timed out after $TEST_TIMEOUT s" >>"$log"
 	# cmocka reports a skip as "not ok N # SKIP", TAP producers as "ok - x # SKIP".
 	p=$(grep -Ec '^ok ' "$log")
 	s=$(grep -Eic '^(not )?ok .*# *skip' "$log")
@@ -56,8 +68,10 @@ run_prog() {
 		grep -E '^not ok |^#' "$log" | grep -Eiv '# *skip' | head -40 | sed 's/^/    /'
 		echo "    (full log: $log)"
 	fi
+	# A skip's reason: on its TAP line, or (cmocka, whose skip() takes
+	# none) on a "# SKIP test: reason" line before it (tests/unit/skip.h).
 	if [ "$s" -gt 0 ]; then
-		skipped_reasons="$skipped_reasons$(grep -Ei '^(not )?ok .*# *skip' "$log" | awk -v n="$name" '{ print "    " n ": " $0 }')
+		skipped_reasons="$skipped_reasons$(grep -Ei '^(not )?ok .*# *skip|^# SKIP ' "$log" | awk -v n="$name" '{ print "    " n ": " $0 }')
 "
 	fi
 }
@@ -75,6 +89,9 @@ for layer in $LAYERS; do
 		for t in tests/integ/${INTEG:-*}.sh; do
 			[ -f "$t" ] || continue
 			case ${t##*/} in lib-*) continue ;; esac	# shell libraries
+			if [ -n "$INTEG_TESTS" ]; then
+				case " $INTEG_TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue ;; esac
+			fi
 			run_prog "integ/$(basename "$t" .sh)" sh "$t"
 		done ;;
 	vm)

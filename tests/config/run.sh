@@ -12,13 +12,17 @@
 # cachefilesd 0.10.10 (downloaded when the archive answers), and the man
 # pages through mandoc -Tlint.
 #
-#   UPDATE=1 sh tests/config/run.sh    rewrite the .out files (review the diff!)
+# The .out files are written by hand or reviewed line by line: a run compares
+# and never rewrites them.  Only an explicit request does, and then it shows
+# the diff of every file it changes (review it before committing):
+#   make golden      (UPDATE_GOLDEN=1 sh tests/config/run.sh)
+# tests/run.sh, hence make check, unsets UPDATE_GOLDEN.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 TOP=$PWD
 CACHEFILESD=${CACHEFILESD:-$TOP/${BUILD:-build}/cachefilesd}
-UPDATE=${UPDATE:-0}
+UPDATE_GOLDEN=${UPDATE_GOLDEN:-0}
 corpus=$TOP/tests/config
 
 if [ ! -x "$CACHEFILESD" ]; then
@@ -74,13 +78,20 @@ for src in "$corpus"/*.conf; do
 	name=$(basename "$src" .conf)
 	prepare "$src" "$work/$name.conf"
 	run_t "$name" | normalise >"$work/$name.result"
-	if [ "$UPDATE" = 1 ]; then
-		cp "$work/$name.result" "$corpus/$name.out"
-		ok "$name: expectation rewritten"
+	if [ "$UPDATE_GOLDEN" = 1 ]; then
+		if [ -f "$corpus/$name.out" ] && cmp -s "$corpus/$name.out" "$work/$name.result"; then
+			ok "$name: expectation unchanged"
+		else
+			[ -f "$corpus/$name.out" ] || : >"$corpus/$name.out"
+			note "$name.out rewritten; review:"
+			diff -u "$corpus/$name.out" "$work/$name.result" | sed 's/^/#   /'
+			cp "$work/$name.result" "$corpus/$name.out"
+			ok "$name: expectation rewritten"
+		fi
 		continue
 	fi
 	if [ ! -f "$corpus/$name.out" ]; then
-		not_ok "$name: no expected output $name.out (UPDATE=1 writes it)"
+		not_ok "$name: no expected output $name.out (write it by hand, or make golden and review it)"
 		continue
 	fi
 	if diff -u "$corpus/$name.out" "$work/$name.result" >"$work/$name.diff"; then

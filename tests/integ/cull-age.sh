@@ -18,7 +18,7 @@ daemon_start -n -s -f "$SIM_CONF"
 sim_wait_bound || { not_ok "daemon binds"; exit 1; }
 _aged_gone() { [ "$(cull_survivors v1 60 | head -1)" -ge 36 ]; }
 check "objects older than a day are culled" wait_for 10 _aged_gone
-sleep 1
+check "the cull count settles" cull_wait_idle 10
 check_eq "the kernel did not ask for culling" 0 "$(sim_state cull)"
 first=$(cull_survivors v1 60 | head -1)
 left=$(cull_survivors v1 60 | wc -l)

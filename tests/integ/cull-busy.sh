@@ -54,7 +54,7 @@ while [ "$i" -lt 20 ]; do
 done
 _culled_some() { [ "$(sim_state cull_files)" -gt 0 ]; }
 check "released objects are culled soon after" wait_for 10 _culled_some
-sleep 1
+check "the cull count settles" cull_wait_still 10
 left=$(cull_survivors v1 $count | head -1)
 check_eq "the released objects went, the busy ones stayed" 20 "$left"
 check_eq "no command from outside DIR/cache" 0 "$(sim_state violations)"

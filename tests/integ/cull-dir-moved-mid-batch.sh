@@ -7,7 +7,7 @@
 # second cull (control request rename-after), so the race is hit every
 # run: the daemon opened the fan-out directory for the first victim in it
 # and meets it again, moved, four culls later.
-. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"
+. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 
 sim_setup
 if [ "$SIM_TMPFS" != 1 ]; then
@@ -33,7 +33,8 @@ _hooked() { grep -q '^[0-9.]* hook: renamed' "$SIM_LOG"; }
 check "the directory is moved after the second cull" wait_for 20 _hooked
 _settled() { [ "$(ls "$SIM_DIR/cache/Iv/@00" | wc -l)" -eq 0 ]; }
 check "the rest of the cache is culled" wait_for 20 _settled
-sleep 0.5
+check "the cull count settles" cull_wait_still 10
+check_grep "culls were sent (the log below has something to say)" '^[0-9.]+ cull ' "$SIM_LOG"
 check_no_grep "no cull is sent with the cwd outside DIR/cache" 'VIOLATION' "$SIM_LOG"
 # D1 went before the move; D5, D9, ... D57 moved with the directory and stay.
 check_eq "every object in the moved directory survives" 14 "$(ls "$moved" | wc -l)"

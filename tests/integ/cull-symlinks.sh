@@ -51,7 +51,7 @@ cull_fill 30
 sim_ctl check >/dev/null
 _all_culled() { [ "$(cull_survivors v1 40 | wc -l)" -eq 0 ]; }
 check "every real object is culled" wait_for 20 _all_culled
-sleep 1
+check "the cull count settles" cull_wait_still 10
 for f in "$out/Dvictim" "$out/vol/@00/Dvolvictim" "$out/fan/Dfanvictim" "$out/mnt/Dmntvictim"; do
 	check "outside file survives: ${f#$SIM_FS/}" test -s "$f"
 done

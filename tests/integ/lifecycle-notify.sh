@@ -3,6 +3,13 @@
 # systemd notification: READY=1 right after bind, before any scan or cull,
 # even when the cache needs culling from the start; STATUS= lines a person
 # can read (tag, free space against the limits, within limits or culling).
+#
+# "Before any scan ends" is made deterministic with the test daemon's scan
+# gate (tests/sim/link-sim.c): every scan waits until $CFSIM_SCAN_GATE
+# exists.  READY=1 must arrive while the gate is still shut, so a daemon
+# that waited for its first scan before READY=1 never sends it in time.
+# A large tree and timestamps would only show the order when the scan
+# happens to be slow enough; the gate shows it every time.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/integ/lib-sim.sh"
 
@@ -14,10 +21,23 @@ if [ "$SIM_TMPFS" = 1 ]; then
 	sim_populate 400 4
 	sim_fill_to 5	# below bcull 7%: the kernel asks for culling at bind
 fi
+CFSIM_SCAN_GATE=$SIM_TMP/scan-gate
+export CFSIM_SCAN_GATE
 daemon_start
 sim_wait_bound 5 || not_ok "binds"
 wait_for 5 grep -q ' READY=1$' "$NOTIFY_OUT"
-check_grep "READY=1 arrives" ' READY=1$' "$NOTIFY_OUT"
+check_grep "READY=1 arrives while the first scan is held" ' READY=1$' "$NOTIFY_OUT"
+if [ "$SIM_TMPFS" = 1 ]; then
+	# The daemon has heard the kernel ask, and is held in its scan.
+	wait_for 5 grep -q 'STATUS=.*; culling; scanning' "$NOTIFY_OUT"
+	check_grep "STATUS= says culling, scanning, while the scan is held" \
+	    'STATUS=.*; culling; scanning' "$NOTIFY_OUT"
+fi
+check_no_grep "no scan has ended when READY=1 is sent" 'scan: .* objects' "$DAEMON_LOG"
+check_eq "no cull while the scan is held" 0 "$(sim_state culls)"
+: >"$CFSIM_SCAN_GATE"
+wait_for 10 grep -q 'scan: .* objects' "$DAEMON_LOG"
+check_grep "the scan ends once the gate opens" 'scan: .* objects' "$DAEMON_LOG"
 
 # stamp FILE PATTERN: the monotonic time of the first line matching PATTERN.
 stamp() { grep -E -m1 -- "$2" "$1" | cut -d' ' -f1; }
@@ -36,7 +56,6 @@ if [ "$SIM_TMPFS" = 1 ]; then
 	else
 		check "READY=1 comes before the first cull" before "$ready" "$first"
 	fi
-	scan=$(stamp "$DAEMON_LOG" 'scan')
 	check_grep "the cache was culled after READY=1" '^[0-9.]+ cull .* -> 0$' "$SIM_LOG"
 else
 	skip "READY=1 comes before the first cull" "no tmpfs"

@@ -18,14 +18,18 @@ cat >"$T/tests/test_fake_cmocka" <<'EOF'
 #!/bin/sh
 echo "ok 1 - ran"
 echo "not ok 2 - needs root # SKIP not root"
+echo "# SKIP test_mount: cannot mount a tmpfs: Operation not permitted"
+echo "ok 3 # SKIP"
 EOF
 chmod +x "$T/tests/test_fake_skip" "$T/tests/test_fake_cmocka"
 BUILD=$T LAYERS=unit sh "$TOP/tests/run.sh" >"$T/out" 2>"$T/err"
 note "run.sh status $?"
 last=$(tail -n 1 "$T/out")
-check_eq "closing line counts passes and skips" "2 passed, 0 failed, 2 skipped" "$last"
+check_eq "closing line counts passes and skips" "2 passed, 0 failed, 3 skipped" "$last"
 check_grep "the reason of a TAP skip is printed above it" 'no frobnicator here' "$T/out"
 check_grep "the reason of a cmocka skip is printed above it" 'not root' "$T/out"
+check_grep "a reason printed by skip_why() before a bare skip is shown" \
+    'test_mount: cannot mount a tmpfs' "$T/out"
 if [ -s "$T/err" ]; then
 	not_ok "run.sh writes nothing on stderr"
 	sed 's/^/#   /' "$T/err" | head -5

@@ -46,7 +46,7 @@ else
 	not_ok "systemd-analyze verify accepts the unit"
 	sed 's/^/#   /' "$TMP/verify.out"
 fi
-check_no_grep "verify prints no warning" '.' "$TMP/verify.out"
+check_no_grep_may_be_empty "verify prints no warning" '.' "$TMP/verify.out"
 
 if ! systemd-analyze security --help 2>/dev/null | grep -q -- '--offline'; then
 	skip "systemd-analyze security" "this systemd-analyze has no --offline mode (systemd < 250)"

@@ -3,8 +3,37 @@
  * link-sim.c: the test daemon, cachefilesd-sim, talks to the kernel
  * simulator's socket named by $CACHEFILESD_DEVICE.  Linked into that
  * program only, in place of daemon/link-device.c; see docs/kernel-seam.md.
+ *
+ * It also holds the scan gate: the test daemon is linked with
+ * --wrap=scan_run, and when $CFSIM_SCAN_GATE names a path, every scan
+ * waits until that path exists (or the scan is cancelled) before it
+ * starts.  A test thus holds the first scan for as long as it likes and
+ * checks what the daemon does meanwhile: bind, READY=1, no wait for a scan
+ * (tests/integ/lifecycle-notify.sh).
  */
+#include "cull/scan.h"
 #include "daemon/daemon.h"
 #include "tests/sim/simtransport.h"
 
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
 const struct ktransport *const daemon_transport = &ktransport_sim;
+
+struct scan_result *__real_scan_run(int rootfd, const struct scan_opts *opt,
+				    struct scan_progress *prog);
+struct scan_result *__wrap_scan_run(int rootfd, const struct scan_opts *opt,
+				    struct scan_progress *prog);
+
+struct scan_result *
+__wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
+{
+	const char *gate = getenv("CFSIM_SCAN_GATE");
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	while (gate != NULL && gate[0] != '\0' && access(gate, F_OK) != 0 &&
+	       !(opt->cancel != NULL && atomic_load(opt->cancel)))
+		nanosleep(&tick, NULL);
+	return __real_scan_run(rootfd, opt, prog);
+}

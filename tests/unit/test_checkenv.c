@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "tests/unit/skip.h"
 
 #include "daemon/checkenv.h"
 #include "config/config.h"
@@ -197,8 +198,7 @@ mount_or_skip(char *p, size_t size, const char *name, const char *type,
 	path(p, size, name);
 	assert_int_equal(mkdir(p, 0700), 0);
 	if (mount("none", p, type, flags, data) == -1) {
-		print_message("# cannot mount %s: %s\n", type, strerror(errno));
-		skip();
+		skip_why("cannot mount %s: %s", type, strerror(errno));
 	}
 }
 
@@ -252,8 +252,7 @@ test_no_xattr(void **state)
 	expect_agreement(p);
 	umount(p);
 	if (err != ENOTSUP) {
-		print_message("# ramfs took a user xattr here (errno %d)\n", err);
-		skip();
+		skip_why("ramfs took a user xattr here (errno %d)", err);
 	}
 	snprintf(want, sizeof(want), "%s: the filesystem does not support user.* "
 		 "extended attributes, which the kernel needs: bind would fail with "

@@ -189,7 +189,7 @@ wait_scan(struct rig *r)
 	engine_snapshot(r->e, &es);
 	if (!es.scanning)
 		return;
-	assert_int_equal(poll(&pfd, 1, 30000), 1);
+	assert_int_equal(poll(&pfd, 1, 60000), 1);	/* the scan runs at nice 19 */
 }
 
 static struct kstate

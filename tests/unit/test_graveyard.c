@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "tests/unit/skip.h"
 
 #include "cull/graveyard.h"
 #include "lib/log.h"
@@ -274,7 +275,7 @@ test_inotify(void **state)
 	assert_non_null(g);
 	if (graveyard_fd(g) < 0) {
 		graveyard_free(g);
-		skip();
+		skip_why("no inotify watch on the graveyard here");
 	}
 	assert_int_equal(graveyard_drain(g), 0);
 	mk("graveyard/arrived");
@@ -298,7 +299,7 @@ test_mount_point(void **state)
 	mk("graveyard/m");
 	snprintf(mnt, sizeof(mnt), "%s/graveyard/m", root);
 	if (mount("none", mnt, "tmpfs", 0, "size=1m") == -1)
-		skip();
+		skip_why("cannot mount a tmpfs: %s", strerror(errno));
 	touch("graveyard/m/precious");
 	touch("graveyard/other");
 	g = graveyard_open(rootfd, "graveyard");
@@ -323,7 +324,7 @@ test_bind_mount(void **state)
 	snprintf(src, sizeof(src), "%s/outside", root);
 	snprintf(mnt, sizeof(mnt), "%s/graveyard/b", root);
 	if (mount(src, mnt, NULL, MS_BIND, NULL) == -1)
-		skip();
+		skip_why("cannot bind-mount: %s", strerror(errno));
 	touch("graveyard/other");
 	g = graveyard_open(rootfd, "graveyard");
 	assert_non_null(g);

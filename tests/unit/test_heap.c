@@ -25,10 +25,31 @@ rnd(void)
 	return seed;
 }
 
+/*
+ * The order the heap must keep, written here rather than taken from heap.c
+ * (cand_cmp is what is under test): older atime first, then the smaller
+ * inode, then the smaller directory index.
+ */
 static int
-cmp_qsort(const void *a, const void *b)
+ref_cmp(const void *a, const void *b)
 {
-	return cand_cmp(a, b);
+	const struct cand *x = a, *y = b;
+	uint64_t ax = cand_atime(x), ay = cand_atime(y);
+	uint64_t ix = cand_ino(x), iy = cand_ino(y);
+
+	if (ax != ay)
+		return ax < ay ? -1 : 1;
+	if (ix != iy)
+		return ix < iy ? -1 : 1;
+	return (x->dir > y->dir) - (x->dir < y->dir);
+}
+
+static void
+assert_same_cand(const struct cand *a, const struct cand *b)
+{
+	assert_true(cand_atime(a) == cand_atime(b));
+	assert_true(cand_ino(a) == cand_ino(b));
+	assert_int_equal(a->dir, b->dir);
 }
 
 /* Offer n random records to a heap of cap; compare with a sorted reference. */
@@ -46,9 +67,9 @@ check_against_sort(size_t n, size_t cap, uint64_t atime_range)
 	}
 	assert_int_equal(h.n, keep);
 	heap_sort_oldest_first(&h);
-	qsort(all, n, sizeof(*all), cmp_qsort);
+	qsort(all, n, sizeof(*all), ref_cmp);
 	for (i = 0; i < keep; i++)
-		assert_int_equal(cand_cmp(&h.v[i], &all[i]), 0);
+		assert_same_cand(&h.v[i], &all[i]);
 	heap_free(&h);
 	free(all);
 }
@@ -91,9 +112,44 @@ test_sort_orders(void **state)
 		}
 		heap_sort_oldest_first(&h);
 		for (i = 1; i < n; i++)
-			assert_true(cand_cmp(&h.v[i - 1], &h.v[i]) <= 0);
+			assert_true(ref_cmp(&h.v[i - 1], &h.v[i]) <= 0);
 		heap_free(&h);
 	}
+}
+
+/* A small case with the expected result written out: ties on atime and inode. */
+static void
+test_hand_order(void **state)
+{
+	static const struct { uint64_t at, ino; uint32_t dir; } in[] = {
+		{ 50, 3, 0 }, { 10, 9, 1 }, { 10, 2, 2 }, { 70, 1, 0 },
+		{ 30, 5, 3 }, { 10, 2, 1 }, { 90, 4, 0 }, { 30, 4, 0 },
+	}, want[] = {
+		{ 10, 2, 1 }, { 10, 2, 2 }, { 10, 9, 1 }, { 30, 4, 0 }, { 30, 5, 3 },
+	};
+	struct heap h;
+	struct cand c;
+	size_t i;
+
+	(void)state;
+	heap_init(&h, 5);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		cand_set(&c, in[i].at, in[i].ino, in[i].dir);
+		heap_offer(&h, &c);
+	}
+	assert_int_equal(h.n, 5);
+	/* The root of the max-heap is the youngest kept: (30, 5, 3). */
+	assert_true(cand_atime(&h.v[0]) == 30 && cand_ino(&h.v[0]) == 5);
+	/* Younger than the root: refused; older: taken. */
+	assert_int_equal(heap_wants(&h, 30, 6), 0);
+	assert_int_equal(heap_wants(&h, 30, 4), 1);
+	heap_sort_oldest_first(&h);
+	for (i = 0; i < 5; i++) {
+		assert_true(cand_atime(&h.v[i]) == want[i].at);
+		assert_true(cand_ino(&h.v[i]) == want[i].ino);
+		assert_int_equal(h.v[i].dir, want[i].dir);
+	}
+	heap_free(&h);
 }
 
 static void
@@ -150,6 +206,7 @@ main(void)
 		cmocka_unit_test(test_keeps_oldest),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_sort_orders),
+		cmocka_unit_test(test_hand_order),
 		cmocka_unit_test(test_cap_zero),
 		cmocka_unit_test(test_wants_matches_offer),
 		cmocka_unit_test(test_record_size),

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "tests/unit/skip.h"
 
 #include "lib/mountid.h"
 
@@ -55,9 +56,9 @@ test_known(void **state)
 
 	(void)state;
 	if (want == 0 || root == 0)
-		skip();		/* no /proc here */
+		skip_why("no /proc here");
 	if (!kernel_knows())
-		skip();		/* kernel older than 5.8 */
+		skip_why("the kernel does not report mount ids (older than 5.8)");
 	fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(mount_id(fd, &id), 1);

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "tests/unit/skip.h"
 
 #include "lib/log.h"
 #include "daemon/priv.h"
@@ -120,10 +121,10 @@ need_root(void)
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0 || geteuid() != 0)
-		skip();
+		skip_why("not root, or /proc/self/status unreadable");
 	status[n] = '\0';
 	if ((status_hex(status, "CapEff:") & DAC_PAIR) != DAC_PAIR)
-		skip();
+		skip_why("the DAC capabilities are not in the effective set");
 }
 
 static void

@@ -4,6 +4,12 @@
  * both layouts, planted symlinks (never followed, never candidates),
  * foreign entries, names no command can carry, deep nesting, parallel
  * workers, and objects that change between the scan and the cull.
+ *
+ * getdents64 is wrapped (test_scan.wrap): a test can make every entry come
+ * back with d_type DT_UNKNOWN, as some filesystems return it, so that the
+ * scanner must stat to learn the type; and a test can run a hook when a
+ * chosen directory has been read to its end, to change the tree while the
+ * scan is under way at a deterministic point.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +21,7 @@
 #include "cull/scan.h"
 #include "cull/victims.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -61,6 +68,35 @@ __wrap_name_to_handle_at(int dirfd, const char *path, struct file_handle *h, int
 
 static char top[64];	/* temp dir: top/cache is the cache, top/outside is not */
 static time_t now;
+
+/* ---- the getdents64 seam ---- */
+
+ssize_t __real_getdents64(int fd, void *buf, size_t len);
+ssize_t __wrap_getdents64(int fd, void *buf, size_t len);
+
+static int force_unknown;		/* every d_type becomes DT_UNKNOWN */
+static ino_t hook_ino;			/* the directory whose end runs the hook */
+static void (*hook)(void);		/* run once, then cleared */
+
+ssize_t
+__wrap_getdents64(int fd, void *buf, size_t len)
+{
+	ssize_t n = __real_getdents64(fd, buf, len), off;
+	struct stat sb;
+
+	if (n > 0 && force_unknown)
+		for (off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)((char *)buf + off);
+			de->d_type = DT_UNKNOWN;
+			off += de->d_reclen;
+		}
+	if (n == 0 && hook != NULL && fstat(fd, &sb) == 0 && sb.st_ino == hook_ino) {
+		void (*h)(void) = hook;
+		hook = NULL;
+		h();
+	}
+	return n;
+}
 
 static void
 mkdirs(const char *rel)
@@ -158,6 +194,8 @@ teardown(void **state)
 	char cmd[PATH_MAX + 16];
 
 	(void)state;
+	force_unknown = 0;
+	hook = NULL;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -503,16 +541,28 @@ test_victims(void **state)
 	set_atime(rel, now);
 	snprintf(rel, sizeof(rel), "cache/Iv/@02/Dvictim-02-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
 	rm(rel);
-	/* Replaced: the new file exists before the old goes, so its inode cannot be reused. */
-	obj("cache/Iv/@00/Dreplacement", now - 96 * DAY, 4096);
-	snprintf(rel, sizeof(rel), "%s/cache/Iv/@00/Dvictim-04-%s", top,
-		 "padding-to-an-nfs-like-length-of-sixty-chars");
-	snprintf(p, sizeof(p), "%s/cache/Iv/@00/Dreplacement", top);
-	assert_int_equal(rename(p, rel), 0);
+	/*
+	 * Replaced: the new file is made first and renamed over the old one,
+	 * so that it cannot get the old inode number back (an unlink then a
+	 * create may reuse it, and with the same atime the replacement would
+	 * be indistinguishable from the original).
+	 */
+	{
+		char tmp[PATH_MAX + 8], a[PATH_MAX + 256], b[PATH_MAX + 256];
+		snprintf(rel, sizeof(rel), "cache/Iv/@00/Dvictim-04-%s", "padding-to-an-nfs-like-length-of-sixty-chars");
+		snprintf(tmp, sizeof(tmp), "%s.new", rel);
+		obj(tmp, now - 96 * DAY, 4096);
+		snprintf(a, sizeof(a), "%s/%s", top, tmp);
+		snprintf(b, sizeof(b), "%s/%s", top, rel);
+		assert_int_equal(rename(a, b), 0);
+	}
+	/*
+	 * The directory itself moves outside the cache and the symlink points
+	 * at it: the same inodes and atimes, found only by following the link.
+	 */
 	snprintf(p, sizeof(p), "%s/cache/Iv/@03", top);
-	snprintf(rel, sizeof(rel), "%s/cache/Iv/@03.moved", top);
+	snprintf(rel, sizeof(rel), "%s/outside/@03.moved", top);
 	assert_int_equal(rename(p, rel), 0);
-	snprintf(rel, sizeof(rel), "%s/outside", top);
 	assert_int_equal(symlink(rel, p), 0);
 
 	fd = cache_fd();
@@ -586,6 +636,174 @@ test_victims_many_dirs(void **state)
 	scan_free(r);
 }
 
+/* path of top/rel into p */
+static void
+at_top(char *p, size_t len, const char *rel)
+{
+	snprintf(p, len, "%s/%s", top, rel);
+}
+
+static ino_t
+ino_of(const char *rel)
+{
+	char p[PATH_MAX + 128];
+	struct stat sb;
+
+	at_top(p, sizeof(p), rel);
+	assert_int_equal(lstat(p, &sb), 0);
+	return sb.st_ino;
+}
+
+/* Move the directory cache/REL outside the cache; a symlink to it takes its place. */
+static void
+swap_for_symlink(const char *rel, const char *outside_name)
+{
+	char p[PATH_MAX + 128], t[PATH_MAX + 128];
+
+	snprintf(p, sizeof(p), "%s/cache/%s", top, rel);
+	snprintf(t, sizeof(t), "%s/outside/%s", top, outside_name);
+	assert_int_equal(rename(p, t), 0);
+	assert_int_equal(symlink(t, p), 0);
+}
+
+/*
+ * d_type DT_UNKNOWN everywhere: the scanner learns each type by a stat that
+ * must not follow symlinks.  A symlink named like a data object and pointing
+ * at an old file outside, one named like a fan-out directory, and a fifo are
+ * left alone; the real objects are still found, in directories found by stat.
+ */
+static void
+test_dtype_unknown(void **state)
+{
+	char p[PATH_MAX + 128], t[PATH_MAX + 128];
+	ino_t in1, in2, out1, out2;
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	int fd, n = 0;
+
+	(void)state;
+	in1 = obj("cache/Iv/@00/Dreal", now - 2 * DAY, 0);
+	in2 = obj("cache/Iv/@02/Dother", now - DAY, 0);
+	out1 = obj("outside/Dvictim", now - 900 * DAY, 0);
+	out2 = obj("outside/fan/Dfanvictim", now - 900 * DAY, 0);
+	at_top(t, sizeof(t), "outside/Dvictim");
+	at_top(p, sizeof(p), "cache/Iv/@00/Dlink");
+	assert_int_equal(symlink(t, p), 0);
+	at_top(t, sizeof(t), "outside/fan");
+	at_top(p, sizeof(p), "cache/Iv/@01");
+	assert_int_equal(symlink(t, p), 0);
+	at_top(p, sizeof(p), "cache/Iv/@02/Dfifo");
+	assert_int_equal(mkfifo(p, 0600), 0);
+	force_unknown = 1;
+	r = scan(100, 1);
+	assert_int_equal(scan_stats(r)->objects, 2);
+	assert_int_equal(scan_ncand(r), 2);
+	assert_true(has_ino(r, in1) && has_ino(r, in2));
+	assert_false(has_ino(r, out1) || has_ino(r, out2));
+	assert_int_equal(scan_stats(r)->unknown, 3);
+	assert_int_equal(scan_stats(r)->errors, 0);
+	/* The resolver reads the same DT_UNKNOWN entries and names both objects. */
+	fd = cache_fd();
+	vs = victims_new(r, fd);
+	while (victims_next(vs, &v)) {
+		assert_true(v.ino == (uint64_t)(n == 0 ? in1 : in2));
+		n++;
+	}
+	assert_int_equal(n, 2);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+}
+
+static void
+swap_fan01(void)
+{
+	swap_for_symlink("Iv/@01", "@01.moved");
+}
+
+/*
+ * A fan-out directory replaced by a symlink to itself moved outside while
+ * the scan runs: after its parent was read (its name is queued) and before
+ * it is opened.  The scanner must not enter it through the link.
+ */
+static void
+test_dir_swapped_during_scan(void **state)
+{
+	ino_t in, out[3];
+	struct scan_result *r;
+	char rel[64];
+	int i;
+
+	(void)state;
+	in = obj("cache/Iv/@00/Dstays", now - DAY, 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv/@01/Dmoved-%d", i);
+		out[i] = obj(rel, now - 500 * DAY, 0);
+	}
+	hook_ino = ino_of("cache/Iv");
+	hook = swap_fan01;
+	r = scan(100, 1);
+	assert_null(hook);		/* it ran */
+	assert_true(has_ino(r, in));
+	for (i = 0; i < 3; i++)
+		assert_false(has_ino(r, out[i]));
+	assert_int_equal(scan_stats(r)->objects, 1);
+	assert_int_equal(scan_stats(r)->vanished, 1);
+	scan_free(r);
+}
+
+/*
+ * victims_in_place: true while the victim's directory is the one the path
+ * names; false once the directory moved out of the cache and something
+ * else (a new directory, or a symlink to the moved one) took its place.
+ */
+static void
+test_victims_in_place(void **state)
+{
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	char p[PATH_MAX + 128];
+	int fd;
+
+	(void)state;
+	obj("cache/Iv/@00/Da", now - 3 * DAY, 0);
+	obj("cache/Iv/@01/Db", now - 2 * DAY, 0);
+	obj("cache/Iv/@02/Dc", now - DAY, 0);
+	r = scan(100, 1);
+	fd = cache_fd();
+	vs = victims_new(r, fd);
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_string_equal(v.name, "Da");
+	assert_int_equal(victims_in_place(vs, &v), 1);
+	assert_int_equal(victims_stats(vs)->moved, 0);
+	/* @00 moves out; a new, empty @00 appears. */
+	at_top(p, sizeof(p), "cache/Iv/@00");
+	{
+		char t[PATH_MAX + 128];
+		at_top(t, sizeof(t), "outside/@00.moved");
+		assert_int_equal(rename(p, t), 0);
+	}
+	mkdirs("cache/Iv/@00");
+	assert_int_equal(victims_in_place(vs, &v), 0);
+	assert_int_equal(victims_stats(vs)->moved, 1);
+	/* @01 is opened by the resolver, then swapped for a symlink to itself. */
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_string_equal(v.name, "Db");
+	swap_for_symlink("Iv/@01", "@01.moved");
+	assert_int_equal(victims_in_place(vs, &v), 0);
+	assert_int_equal(victims_stats(vs)->moved, 2);
+	/* Untouched: in place. */
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_string_equal(v.name, "Dc");
+	assert_int_equal(victims_in_place(vs, &v), 1);
+	assert_int_equal(victims_next(vs, &v), 0);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+}
+
 int
 main(void)
 {
@@ -602,6 +820,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mount_identity_fallbacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
