@@ -116,26 +116,10 @@ control_parse_request(const char *line, size_t len, struct control_req *req,
 	return 0;
 }
 
-/* Format with the JSON writer into buf; the length without NUL, 0 when it did not fit. */
-static size_t
-finish(FILE *f, char *buf, size_t size)
-{
-	long n;
-
-	if (fflush(f) != 0 || ferror(f) || (n = ftell(f)) < 0 || (size_t)n >= size) {
-		fclose(f);
-		buf[0] = '\0';
-		return 0;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	return (size_t)n;
-}
-
 size_t
 control_format_error(const char *msg, char *buf, size_t size)
 {
-	FILE *f = fmemopen(buf, size, "w");
+	FILE *f = jw_mem_open(buf, size);
 	struct jw w;
 
 	if (f == NULL)
@@ -145,13 +129,13 @@ control_format_error(const char *msg, char *buf, size_t size)
 	jw_bool(&w, "ok", 0);
 	jw_str(&w, "error", msg);
 	jw_obj_end(&w);
-	return finish(f, buf, size);
+	return jw_mem_close(f, buf, size);
 }
 
 size_t
 control_format_goal(const struct engine_goal_report *r, char *buf, size_t size)
 {
-	FILE *f = fmemopen(buf, size, "w");
+	FILE *f = jw_mem_open(buf, size);
 	struct jw w;
 
 	if (f == NULL)
@@ -164,7 +148,7 @@ control_format_goal(const struct engine_goal_report *r, char *buf, size_t size)
 	jw_u64(&w, "bytes", r->culled_bytes);
 	jw_u64(&w, "ms", r->ms);
 	jw_obj_end(&w);
-	return finish(f, buf, size);
+	return jw_mem_close(f, buf, size);
 }
 
 /* ---- the socket ---- */

@@ -75,10 +75,9 @@ status_format_json(const struct status *s, char *buf, size_t size)
 	const struct engine_snap *e = &s->eng;
 	FILE *f;
 	struct jw w;
-	long n;
 	int i;
 
-	if (size == 0 || (f = fmemopen(buf, size, "w")) == NULL)
+	if ((f = jw_mem_open(buf, size)) == NULL)
 		return 0;
 	jw_init(&w, f);
 	jw_obj_begin(&w, NULL);
@@ -118,12 +117,5 @@ status_format_json(const struct status *s, char *buf, size_t size)
 	jw_u64(&w, "backoff_s", e->backoff_ms / 1000);
 	jw_u64(&w, "age_limit_s", e->age_limit_s);
 	jw_obj_end(&w);
-	if (fflush(f) != 0 || ferror(f) || (n = ftell(f)) < 0 || (size_t)n >= size) {
-		fclose(f);
-		buf[0] = '\0';
-		return 0;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	return (size_t)n;
+	return jw_mem_close(f, buf, size);
 }

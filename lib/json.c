@@ -187,6 +187,27 @@ jw_null(struct jw *w, const char *key)
 	fputs("null", w->f);
 }
 
+FILE *
+jw_mem_open(char *buf, size_t size)
+{
+	return size > 0 ? fmemopen(buf, size, "w") : NULL;
+}
+
+size_t
+jw_mem_close(FILE *f, char *buf, size_t size)
+{
+	long n;
+
+	if (fflush(f) != 0 || ferror(f) || (n = ftell(f)) < 0 || (size_t)n >= size) {
+		fclose(f);
+		buf[0] = '\0';
+		return 0;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
 /* ---- reading ---- */
 
 static const char *

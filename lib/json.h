@@ -44,6 +44,14 @@ void jw_bool(struct jw *w, const char *key, int v);
 void jw_null(struct jw *w, const char *key);
 
 /*
+ * The writer over a bounded buffer: jw_mem_close() closes the stream and
+ * returns the length written (buf NUL-terminated), or 0 with buf emptied
+ * when the document did not fit.
+ */
+FILE *jw_mem_open(char *buf, size_t size);
+size_t jw_mem_close(FILE *f, char *buf, size_t size);
+
+/*
  * Find key in the flat object text and copy its value into out (size
  * bytes): a string unescaped (\\xHH kept as written), anything else as its
  * literal text.  Returns 0, or -1 when the key is absent, the text is not

@@ -30,40 +30,7 @@
 static char root[256];
 static int rootfd = -1;
 
-/*
- * Older kernels, played by wrapping the two sources of a mount identity:
- * statx() without STATX_MNT_ID (before 5.8), and name_to_handle_at()
- * failing as on a filesystem that cannot export handles.
- */
-static int no_statx_mnt, no_handles;
-
-int __wrap_statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx);
-int __real_statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx);
-int __wrap_name_to_handle_at(int dirfd, const char *path, struct file_handle *h, int *mnt,
-			     int flags);
-int __real_name_to_handle_at(int dirfd, const char *path, struct file_handle *h, int *mnt,
-			     int flags);
-
-int
-__wrap_statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
-{
-	int r = __real_statx(dirfd, path, flags, mask, stx);
-
-	if (r == 0 && no_statx_mnt)
-		stx->stx_mask &= ~(unsigned)STATX_MNT_ID;
-	return r;
-}
-
-int
-__wrap_name_to_handle_at(int dirfd, const char *path, struct file_handle *h, int *mnt,
-			 int flags)
-{
-	if (no_handles) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return __real_name_to_handle_at(dirfd, path, h, mnt, flags);
-}
+#include "tests/unit/old_kernel.h"
 
 static void
 mk(const char *fmt, ...)
