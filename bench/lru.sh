@@ -18,9 +18,10 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac	# an absolute BUILD works too
 TOP=$PWD
-CFSIM=${CFSIM:-$PWD/$BUILD/tests/cfsim}
-CACHEFILESD_SIM=${CACHEFILESD_SIM:-$PWD/$BUILD/tests/cachefilesd-sim}
+CFSIM=${CFSIM:-$BUILD/tests/cfsim}
+CACHEFILESD_SIM=${CACHEFILESD_SIM:-$BUILD/tests/cachefilesd-sim}
 export TOP CFSIM CACHEFILESD_SIM
 . tests/lib.sh
 . tests/integ/lib-sim.sh
@@ -34,7 +35,7 @@ run() {
 		sim_setup
 		[ "$SIM_TMPFS" = 1 ] || { echo "# lru: no tmpfs"; exit 0; }
 		man=$SIM_TMP/manifest
-		"$TOP/$BUILD/bench/cachegen" -b -k 4 -t "$ties" -m "$man" "$SIM_DIR" "$N" || exit 1
+		"$BUILD/bench/cachegen" -b -k 4 -t "$ties" -m "$man" "$SIM_DIR" "$N" || exit 1
 		sim_start
 		{
 			echo "dir $SIM_DIR"; echo "tag lru"
