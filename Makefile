@@ -204,7 +204,7 @@ demo: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_BIN)
 # target.  The whole library is built again with clang, coverage
 # instrumentation, ASan and UBSan under $(BUILD)/fuzz by a recursive make
 # (same rules, other BUILD and CC), then each target runs FUZZ_SECONDS.
-# The targets need no daemon/ (which clang does not compile yet).
+# daemon/ is linked for the control socket's request parser.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 FUZZ_CC      ?= clang
@@ -220,7 +220,7 @@ fuzz: deps-fuzz
 	    sh tests/fuzz/run.sh
 
 fuzz-bins: $(FUZZ_BINS)
-FUZZ_LIBS    := $(LIB_KERNEL) $(LIB_CULL) $(LIB_CONFIG) $(LIB_LIB)
+FUZZ_LIBS    := $(LIB_DAEMON) $(LIB_KERNEL) $(LIB_CULL) $(LIB_CONFIG) $(LIB_LIB)
 $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< \
