@@ -29,6 +29,12 @@ export CACHEFILESD_SIM=${CACHEFILESD_SIM:-$BUILD/tests/cachefilesd-sim}
 export CFSIM=${CFSIM:-$BUILD/tests/cfsim}
 export CFCTL=${CFCTL:-$BUILD/tests/cfctl}
 export TOP=$PWD
+# Sanitizer builds hold shadow memory and a quarantine of freed blocks:
+# memory bounds are for the build as shipped (SANITIZED names the runtime).
+if [ -z "${SANITIZED+set}" ]; then
+	SANITIZED=$(ldd "$CACHEFILESD" 2>/dev/null | sed -n 's/.*lib\(asan\|tsan\|ubsan\)\.so.*/\1/p' | head -1)
+fi
+export SANITIZED
 unset UPDATE_GOLDEN	# a test run compares; only "make golden" rewrites
 INTEG_TESTS=${INTEG_TESTS:-}
 TEST_TIMEOUT=${TEST_TIMEOUT:-}

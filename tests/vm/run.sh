@@ -61,7 +61,8 @@ boot() {
 	rm -rf "$bd"
 	mkdir -p "$bd/out"
 	echo "$2" > "$bd/out/plan"
-	printf 'SOAK_CYCLES=%s\nSOAK_ROUNDS=%s\n' "${SOAK_CYCLES:-20}" "${SOAK_ROUNDS:-12}" > "$bd/out/params"
+	printf 'SOAK_CYCLES=%s\nSOAK_ROUNDS=%s\nSANITIZED=%s\n' "${SOAK_CYCLES:-20}" \
+	    "${SOAK_ROUNDS:-12}" "${SANITIZED:-}" > "$bd/out/params"
 	limit=$(echo "$2" | awk '{ s += $2 } END { print s + 60 }')
 	[ "$accel" = tcg ] || limit=$((limit / 2 + 60))
 	(

@@ -89,9 +89,13 @@ while [ "$r" -le "$ROUNDS" ]; do
 done
 alive "$P"; up_rc=$?
 grow=$((rss - rss3))
+# Under a sanitizer its quarantine of freed blocks grows the RSS by design:
+# there only the descriptors are held to account.
+rss_bound=512
+[ -n "${SANITIZED:-}" ] && rss_bound=999999999
 [ "$up_rc" -eq 0 ] && [ "$rounds_ok" -eq "$ROUNDS" ] && [ "$fdmin" -eq "$fdmax" ] &&
-    [ "${dirmax:-0}" -le 256 ] && [ "$grow" -le 512 ]
-verdict $? "a long-lived daemon through $ROUNDS culling rounds and $((ROUNDS / 3)) reloads: descriptors $fdmin..$fdmax (plus at most ${dirmax:-0} held directories), VmRSS grew $grow kB (at most 512)"
+    [ "${dirmax:-0}" -le 256 ] && [ "$grow" -le "$rss_bound" ]
+verdict $? "a long-lived daemon through $ROUNDS culling rounds and $((ROUNDS / 3)) reloads: descriptors $fdmin..$fdmax (plus at most ${dirmax:-0} held directories), VmRSS grew $grow kB (at most $([ -n "${SANITIZED:-}" ] && echo "unchecked under $SANITIZED" || echo 512))"
 [ "$rounds_ok" -eq "$ROUNDS" ] || diag "brun reached in $rounds_ok of $ROUNDS rounds"
 cfd_stop "$P"
 share_umount
