@@ -270,6 +270,9 @@ rpm:
 	    gzip -n9 > $(RPMDIR)/SOURCES/cachefilesd-$(VERSION).tar.gz
 	rpmbuild --nodeps --define '_topdir $(RPMDIR)' -ba packaging/rpm/cachefilesd.spec
 	@ls -l $(RPMDIR)/RPMS/*/*.rpm $(RPMDIR)/SRPMS/*.rpm
+	@if command -v rpmlint >/dev/null; then \
+	    rpmlint -r packaging/rpm/cachefilesd.rpmlintrc packaging/rpm/cachefilesd.spec \
+	        $(RPMDIR)/RPMS/*/*.rpm $(RPMDIR)/SRPMS/*.rpm; fi
 
 lint:
 	mandoc -Tlint -W warning man/*.[0-9]
