@@ -12,8 +12,11 @@
 #   make mutate     the mutation audit, tests/mutate.sh (not part of check)
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
-#   make selinux    the SELinux policy module;  make deb: a Debian package
+#   make selinux    the SELinux policy module
+#   make deb        Debian source and binary packages (build-pkg/deb by default)
+#   make rpm        an RPM from git archive (packaging/rpm; not Fedora-tested)
 #   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR CACHEDIR
+#   NODEPS=1        make check/bench/... install nothing (package builds)
 
 VERSION    := 1.0.0
 PREFIX     ?= /usr
@@ -102,7 +105,7 @@ CTL_BIN    := $(BUILD)/tests/cfctl
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak golden mutate test-bins
+.PHONY: rpm all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak golden mutate test-bins
 all: cachefilesd cachefiles-cull
 
 $(BUILD)/%.o: %.c
@@ -163,7 +166,7 @@ $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, the hook check);
 # CACHEFILESD_SIM the test daemon that the integ layer drives.
 test-bins: $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN) $(CTL_BIN)
-check: deps-check test-bins
+check: $(DEPS_CHECK) test-bins
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
 	    CFCTL=$(CURDIR)/$(CTL_BIN) \
@@ -191,13 +194,13 @@ golden: $(BUILD)/cachefilesd
 	@UPDATE_GOLDEN=1 CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/config/run.sh
 
 # Each mutation of tests/mutations.txt in a scratch copy of the tree (not part of check).
-mutate: deps-check
+mutate: $(DEPS_CHECK)
 	@sh tests/mutate.sh
 
-bench: deps-check $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
+bench: $(DEPS_CHECK) $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) sh bench/run.sh
 
-demo: deps-check $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_BIN)
+demo: $(DEPS_CHECK) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/vm/demo.sh
 
 # Fuzzing (tests/fuzz/README): every tests/fuzz/fuzz_*.c is a libFuzzer
@@ -227,6 +230,8 @@ $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBS)
 	    $(FUZZ_LIBS) $(LIBS)
 
 # Install what is missing (Debian 12); quiet when everything is there.
+# NODEPS=1 (a package build, debian/rules) never calls apt-get.
+DEPS_CHECK := $(if $(filter 1,$(NODEPS)),,deps-check)
 deps:
 	@sh packaging/deps.sh all
 deps-check:
@@ -243,17 +248,41 @@ $(BUILD)/selinux/cachefilesd.pp: selinux/cachefilesd.te selinux/cachefilesd.fc s
 	cp $^ $(dir $@)
 	$(MAKE) -C $(dir $@) -f /usr/share/selinux/devel/Makefile cachefilesd.pp
 
-# A Debian package from the committed tree (needs debhelper and dpkg-dev).
+# Debian packages from the committed tree: format 3.0 (quilt), the orig
+# tarball is git archive of HEAD, debian/ is packaging/debian.  Source and
+# binary packages land in DEBDIR.  Needs dpkg-dev and debhelper.
+DEBDIR     ?= $(BUILD)/deb
 deb:
-	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/cachefilesd-$(VERSION)
-	git archive HEAD | tar -x -C $(BUILD)/deb/cachefilesd-$(VERSION)
-	cp -r packaging/debian $(BUILD)/deb/cachefilesd-$(VERSION)/debian
-	cd $(BUILD)/deb/cachefilesd-$(VERSION) && dpkg-buildpackage -us -uc -b
-	@ls -l $(BUILD)/deb/*.deb
+	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)
+	git archive --format=tar --prefix=cachefilesd-$(VERSION)/ HEAD | \
+	    gzip -n9 > $(DEBDIR)/cachefilesd_$(VERSION).orig.tar.gz
+	tar -xzf $(DEBDIR)/cachefilesd_$(VERSION).orig.tar.gz -C $(DEBDIR)
+	cp -r packaging/debian $(DEBDIR)/cachefilesd-$(VERSION)/debian
+	cd $(DEBDIR)/cachefilesd-$(VERSION) && dpkg-buildpackage -us -uc
+	@ls -l $(DEBDIR)/*.dsc $(DEBDIR)/*.deb
+
+# An RPM from git archive of HEAD (Debian: the rpm package; rpmbuild --nodeps
+# as Debian lacks Fedora's build requirements and macros).
+RPMDIR     ?= $(CURDIR)/$(BUILD)/rpm
+rpm:
+	rm -rf $(RPMDIR) && mkdir -p $(RPMDIR)/SOURCES
+	git archive --format=tar --prefix=cachefilesd-$(VERSION)/ HEAD | \
+	    gzip -n9 > $(RPMDIR)/SOURCES/cachefilesd-$(VERSION).tar.gz
+	rpmbuild --nodeps --define '_topdir $(RPMDIR)' -ba packaging/rpm/cachefilesd.spec
+	@ls -l $(RPMDIR)/RPMS/*/*.rpm $(RPMDIR)/SRPMS/*.rpm
+	@if command -v rpmlint >/dev/null; then \
+	    rpmlint -r packaging/rpm/cachefilesd.rpmlintrc packaging/rpm/cachefilesd.spec \
+	        $(RPMDIR)/RPMS/*/*.rpm $(RPMDIR)/SRPMS/*.rpm; fi
 
 lint:
 	mandoc -Tlint -W warning man/*.[0-9]
 
+# The unit and the configuration name CACHEDIR, SBINDIR and SYSCONFDIR:
+# both are edited here, at install time, so that "make install
+# CACHEDIR=/srv/fscache" gives a unit whose RequiresMountsFor= and
+# ReadWritePaths= match the installed configuration's dir.
+SUBST = sed -e 's,@SBINDIR@,$(SBINDIR),g' -e 's,@SYSCONFDIR@,$(SYSCONFDIR),g' \
+            -e 's,/var/cache/fscache,$(CACHEDIR),g'
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
 	    $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UNITDIR)
@@ -262,13 +291,14 @@ install: all
 	install -m 0755 cachefiles-cull $(DESTDIR)$(SBINDIR)/cachefiles-cull
 	install -m 0644 man/cachefilesd.8 man/cachefiles-cull.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 man/cachefilesd.conf.5 $(DESTDIR)$(MANDIR)/man5/
-	[ -e $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf ] || \
-	    install -m 0644 config/cachefilesd.conf $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf
-	sed 's,@SBINDIR@,$(SBINDIR),g' config/cachefilesd.service > $(DESTDIR)$(UNITDIR)/cachefilesd.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf ] || { \
+	    $(SUBST) config/cachefilesd.conf > $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf && \
+	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf; }
+	$(SUBST) config/cachefilesd.service > $(DESTDIR)$(UNITDIR)/cachefilesd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cachefilesd.service
 
 clean:
-	rm -rf build build-san cachefilesd cachefiles-cull
+	rm -rf build build-san build-tsan cachefilesd cachefiles-cull
 
 -include $(MOD_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(BUILD)/cull/tool.d $(BUILD)/cachefilesd.d $(LINK_DEVICE:.o=.d) $(LINK_SIM:.o=.d) \
     $(SIMT_OBJ:.o=.d) $(FUZZ_BINS:=.d)

@@ -38,7 +38,7 @@ main(int argc, char **argv)
 	int errors;
 
 	if (options_parse(&opt, argc, argv, stderr) < 0)
-		return 2;
+		return EXIT_CONFIG;
 	switch (opt.action) {
 	case OPT_HELP:
 		options_usage(stdout);
@@ -57,18 +57,21 @@ main(int argc, char **argv)
 	if (opt.nocull)
 		cfg.nocull = 1;
 	if (opt.action == OPT_TEST) {
+		/* A mistake in the file is EXIT_CONFIG; the directory's state is not. */
+		int status = errors ? EXIT_CONFIG : EXIT_FAILED;
+
 		if (errors == 0)
 			errors = checkenv(&cfg);
 		if (errors) {
 			fprintf(stderr, "%s: configuration has %d error%s\n", opt.config,
 				errors, errors == 1 ? "" : "s");
-			return 1;
+			return status;
 		}
 		config_dump(&cfg, stdout);
 		printf("configuration OK\n");
 		return 0;
 	}
 	if (errors)
-		return 1;
+		return EXIT_CONFIG;
 	return daemon_run(&opt, &cfg);
 }

@@ -42,6 +42,36 @@ check_xattr(const char *dir, int fd)
 	return 0;
 }
 
+/*
+ * statvfs reports the flags of the mount DIR is on as this process sees
+ * it: a read-only bind mount, and a path outside a systemd unit's
+ * ReadWritePaths= under ProtectSystem=strict, show ST_RDONLY although the
+ * filesystem itself is writable.  faccessat(W_OK) would not: it checks
+ * permissions, and the kernel would bind and fail only when it first
+ * creates an object.
+ */
+#define RDONLY_HINT "remount it read-write or, under systemd's " \
+	"ProtectSystem=, name it in the unit's ReadWritePaths= (systemctl edit cachefilesd)"
+
+static void
+rdonly_message(const char *dir)
+{
+	log_warnx("%s: the filesystem is mounted read-only: the kernel cannot "
+		  "create the cache there; " RDONLY_HINT, dir);
+}
+
+int
+checkenv_writable(const char *dir)
+{
+	struct statvfs sv;
+
+	/* A missing directory is for the bind to report, with its own words. */
+	if (statvfs(dir, &sv) == -1 || !(sv.f_flag & ST_RDONLY))
+		return 0;
+	rdonly_message(dir);
+	return -1;
+}
+
 static int
 check_mount(const char *dir, int fd)
 {
@@ -52,8 +82,7 @@ check_mount(const char *dir, int fd)
 		return 1;
 	}
 	if (sv.f_flag & ST_RDONLY) {
-		log_warnx("%s: the filesystem is mounted read-only: the kernel "
-			  "cannot create the cache there", dir);
+		rdonly_message(dir);
 		return 1;
 	}
 	/* Culling goes by atime; frozen atimes make it oldest-created first. */

@@ -12,4 +12,11 @@ struct config;
 /* Log each problem; returns the number of errors (warnings do not count). */
 int checkenv(const struct config *cfg);
 
+/*
+ * At start, before the bind: -1, logged, when DIR is on a mount this
+ * process sees read-only (a read-only bind mount, or a path outside the
+ * unit's ReadWritePaths=); 0 otherwise, a missing DIR included.
+ */
+int checkenv_writable(const char *dir);
+
 #endif

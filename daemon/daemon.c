@@ -13,6 +13,7 @@
  * only after a scan, at the end of a culling episode, and at most every
  * METRICS_MIN_MS while culling.
  */
+#include "daemon/checkenv.h"
 #include "config/config.h"
 #include "cull/target.h"
 #include "daemon/control.h"
@@ -922,6 +923,14 @@ setup_loop(struct daemon *d)
 static int
 start(struct daemon *d)
 {
+	/*
+	 * The kernel binds a read-only directory and fails only when it first
+	 * creates an object: refuse it here, with the cause named.
+	 */
+	if (checkenv_writable(d->cfg->dir) == -1) {
+		d->exit_status = EXIT_CONFIG;
+		return -1;
+	}
 	/* Before the bind: a path that cannot be used stops us with the kernel untouched. */
 	if (d->cfg->control_socket[0] != '\0' &&
 	    (d->ctl_fd = control_listen(d->cfg->control_socket)) == -1)
@@ -1069,7 +1078,8 @@ daemon_run(const struct options *opt, struct config *cfg)
 		return 1;
 	}
 	if (start(d) == -1) {
-		d->exit_status = 1;
+		if (d->exit_status != EXIT_CONFIG)
+			d->exit_status = EXIT_FAILED;
 	} else if (!d->stopping) {
 		/* A loopbreak before the loop runs is forgotten: hence the flag. */
 		log_debug(1, "entering the event loop");

@@ -10,6 +10,14 @@
 
 #define DEFAULT_PIDFILE "/run/cachefilesd.pid"
 
+/*
+ * Exit statuses (cachefilesd(8) EXIT STATUS).  2 is what 0.10.10 used for
+ * both a usage error and a configuration error; neither is mended by
+ * starting again, so the unit's RestartPreventExitStatus= names it.
+ */
+#define EXIT_FAILED 1	/* a run-time failure: device, kernel, dead cache */
+#define EXIT_CONFIG 2	/* usage, configuration, a read-only cache directory */
+
 enum options_action { OPT_RUN, OPT_TEST, OPT_VERSION, OPT_HELP };
 
 struct options {

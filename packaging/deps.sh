@@ -6,6 +6,7 @@
 #   deps.sh fuzz    what make fuzz needs: the build packages and clang with
 #                   libFuzzer (not part of check: clang is large)
 #   deps.sh soak    what make soak needs: the test packages and valgrind
+#   deps.sh pkg     what make deb and make rpm need, with lintian and rpmlint
 set -eu
 BUILD_PKGS="gcc make pkg-config libevent-dev libattr1-dev libcap-dev libsystemd-dev libcmocka-dev"
 TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps selinux-policy-dev checkpolicy"
@@ -13,9 +14,11 @@ TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-stati
 # libclang-rt-14-dev ships (clang only recommends it); ASan/UBSan too.
 FUZZ_PKGS="clang libclang-rt-14-dev"
 SOAK_PKGS="valgrind"
+PKG_PKGS="dpkg-dev debhelper fakeroot lintian devscripts rpm rpmlint systemd selinux-policy-dev git"
 case ${1:-check} in
 fuzz) WANT="$BUILD_PKGS $FUZZ_PKGS" ;;
 soak) WANT="$BUILD_PKGS $TEST_PKGS $SOAK_PKGS" ;;
+pkg) WANT="$BUILD_PKGS $TEST_PKGS $PKG_PKGS" ;;
 *) WANT="$BUILD_PKGS $TEST_PKGS" ;;
 esac
 # promtool validates the metrics file in the tests.  Debian ships it in

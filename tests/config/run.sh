@@ -122,11 +122,12 @@ for src in "$corpus"/*.conf; do
 	esac
 done
 
-# Several mistakes: one FILE:LINE: message each, nothing else, exit 1.
+# Several mistakes: one FILE:LINE: message each, nothing else, exit 2
+# (a configuration error, as in 0.10.10; cachefilesd(8) EXIT STATUS).
 prepare "$corpus/bad-several.conf" "$work/several.conf"
 (cd "$work" && "$CACHEFILESD" -t -f several.conf >several.stdout 2>several.stderr)
 rc=$?
-check_eq "several mistakes: exit status 1" 1 "$rc"
+check_eq "several mistakes: exit status 2" 2 "$rc"
 check_eq "several mistakes: nothing on stdout" "" "$(cat "$work/several.stdout")"
 check_eq "several mistakes: 10 located messages" 10 \
 	"$(grep -Ec '^several\.conf:[0-9]+: ' "$work/several.stderr")"
@@ -137,7 +138,7 @@ check_grep "several mistakes: the missing dir too" "^several\.conf: no 'dir' dir
 
 # A configuration file that does not exist.
 (cd "$work" && "$CACHEFILESD" -t -f missing.conf >missing.stdout 2>missing.stderr)
-check_eq "missing file: exit status 1" 1 "$?"
+check_eq "missing file: exit status 2" 2 "$?"
 check_grep "missing file: open error named" "^missing\.conf: open: No such file or directory$" "$work/missing.stderr"
 
 # Usage errors exit 2, help goes to stdout with status 0.

@@ -69,6 +69,24 @@ check "PREFIX=/usr/local puts the daemon in /usr/local/sbin" test -x "$T/local/u
 check_grep "  ... and the unit runs it from there" '^ExecStart=/usr/local/sbin/cachefilesd -n$' \
     "$T/local/lib/systemd/system/cachefilesd.service"
 
+# The reload checks the configuration first (cachefilesd(8)); a broken
+# configuration is not restarted in a loop.
+check_grep "the reload runs -t on the installed configuration" \
+    '^ExecReload=/usr/sbin/cachefilesd -t -f /etc/cachefilesd.conf$' "$U"
+check_grep "  ... then sends SIGHUP" '^ExecReload=/bin/kill -HUP \$MAINPID$' "$U"
+check_grep "exit status 2 (configuration error) is not restarted" '^RestartPreventExitStatus=2$' "$U"
+
+# CACHEDIR=/srv/fscache: the installed configuration and the unit both name it.
+inst DESTDIR="$T/srv" CACHEDIR=/srv/fscache SYSCONFDIR=/etc/cfd UNITDIR=/lib/systemd/system
+S=$T/srv/lib/systemd/system/cachefilesd.service
+check_grep "CACHEDIR=/srv/fscache: the configuration's dir" '^dir /srv/fscache$' "$T/srv/etc/cfd/cachefilesd.conf"
+check_grep "  ... the unit's RequiresMountsFor=" '^RequiresMountsFor=/srv/fscache$' "$S"
+check_grep "  ... the unit's ReadWritePaths=" '^ReadWritePaths=-/srv/fscache$' "$S"
+check_no_grep "  ... nothing left of /var/cache/fscache in the unit" '/var/cache/fscache' "$S"
+check "  ... the directory is made" test -d "$T/srv/srv/fscache"
+check_grep "  ... the reload checks the configuration in SYSCONFDIR" \
+    '^ExecReload=/usr/sbin/cachefilesd -t -f /etc/cfd/cachefilesd.conf$' "$S"
+
 # The shipped configuration passes -t once its directory exists.
 mkdir -p "$T/cache"
 sed "s|^dir .*|dir $T/cache|" "$R/etc/cachefilesd.conf" >"$T/t.conf"

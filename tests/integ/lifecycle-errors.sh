@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Every start-up error gives a clear message naming the cause and exit 1:
-# device busy, no privilege, missing directory, bind refusals, configuration
-# errors; a device busy only for a while (a previous instance withdrawing)
-# is waited for.
+# Every start-up error gives a clear message naming the cause and exit 1
+# (device busy, no privilege, missing directory, bind refusals) or, for a
+# configuration error or a read-only cache directory, exit 2, which the
+# unit's RestartPreventExitStatus= names; a device busy only for a while (a
+# previous instance withdrawing) is waited for.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/integ/lib-sim.sh"
 
@@ -11,9 +12,10 @@ sim_setup
 sim_start
 notify_start
 
-# fails NAME PATTERN [SECS [LINES]]: the daemon started by daemon_start exits 1
-# within SECS, its output matches PATTERN (ERE, case-insensitive) and has at
-# most LINES (default 1) lines, no READY=1.
+# fails NAME PATTERN [SECS [LINES [STATUS]]]: the daemon started by
+# daemon_start exits STATUS (default 1) within SECS, its output matches
+# PATTERN (ERE, case-insensitive) and has at most LINES (default 1) lines,
+# no READY=1.
 fails() {
 	daemon_wait_exit "${3:-5}"
 	n=$(grep -c . "$DAEMON_LOG")
@@ -23,7 +25,7 @@ fails() {
 		not_ok "$1: one clear message"
 		note "$n lines:"; sed 's/^/#   /' "$DAEMON_LOG" | tail -8
 	fi
-	check_eq "$1: exit status 1" 1 "$DAEMON_STATUS"
+	check_eq "$1: exit status ${5:-1}" "${5:-1}" "$DAEMON_STATUS"
 	if grep -Eiq -- "$2" "$DAEMON_LOG"; then
 		ok "$1: the message names the cause"
 	else
@@ -89,9 +91,9 @@ daemon_signal TERM; daemon_wait_exit 5
 o0=$(sim_state opens)
 sim_config "frobnicate 3"
 daemon_start
-fails "configuration error" "$SIM_CONF:9: .*frobnicate" 5 2
+fails "configuration error" "$SIM_CONF:9: .*frobnicate" 5 2 2
 check_eq "configuration error: the device was not opened" "$o0" "$(sim_state opens)"
 sim_config "bcull 12%"
 daemon_start
-fails "inconsistent limits in the configuration" "$SIM_CONF:[0-9]+" 5 2
+fails "inconsistent limits in the configuration" "$SIM_CONF:[0-9]+" 5 2 2
 tap_done

@@ -234,7 +234,9 @@ test_read_only(void **state)
 	assert_int_equal(check(p), 1);
 	umount(p);
 	snprintf(want, sizeof(want), "%s: the filesystem is mounted read-only: the "
-		 "kernel cannot create the cache there", p);
+		 "kernel cannot create the cache there; remount it read-write or, "
+		 "under systemd's ProtectSystem=, name it in the unit's "
+		 "ReadWritePaths= (systemctl edit cachefilesd)", p);
 	assert_int_equal(nlogged, 1);
 	assert_string_equal(logged[0], want);
 }

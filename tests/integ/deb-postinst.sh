@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The Debian postinst's upgrade from 0.10.10, in a scratch copy whose
+# paths point into a temp dir and whose deb-systemd-helper is a stub that
+# records its calls: RUN= decides the unit's state, DAEMON_OPTS become a
+# drop-in when they translate safely and a warning otherwise; a fresh
+# install and an upgrade from 1.0.0 touch nothing.
+set -u
+. "$TOP/tests/lib.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-deb-postinst.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/bin"
+printf '#!/bin/sh\necho "$*" >>"%s/calls"\n' "$T" >"$T/bin/deb-systemd-helper"
+chmod +x "$T/bin/deb-systemd-helper"
+sed -e "s|^DEFAULTS=.*|DEFAULTS=$T/default|" -e "s|^DROPIN_DIR=.*|DROPIN_DIR=$T/d|" \
+    -e 's|^#DEBHELPER#$||' "$TOP/packaging/debian/cachefilesd.postinst" >"$T/postinst"
+if ! command -v dpkg >/dev/null; then
+	skip "the postinst" "dpkg is not installed"; tap_done; exit
+fi
+pi() { rm -rf "$T/d" "$T/calls"; PATH=$T/bin:$PATH sh "$T/postinst" "$@" >"$T/out" 2>&1; }
+D=$T/d/debian-daemon-opts.conf
+
+# 0.10.10's own file: RUN=yes commented out, DAEMON_OPTS empty.
+printf '#RUN=yes\nDAEMON_OPTS=""\n' >"$T/default"
+pi configure 0.10.10-0.3
+check_eq "0.10.10 as shipped (RUN unset): the postinst succeeds" 0 $?
+check_eq "  ... a disabled state is recorded for the unit" "enable cachefilesd.service
+disable cachefilesd.service" "$(cat "$T/calls" 2>/dev/null)"
+check_grep "  ... and the admin is told so" 'stays disabled' "$T/out"
+check "  ... no drop-in for empty DAEMON_OPTS" test ! -e "$D"
+
+printf 'RUN=yes\nDAEMON_OPTS="-d -N -f /etc/other.conf -s"\n' >"$T/default"
+pi configure 0.10.10-0.3
+check "RUN=yes: the unit's state is left to debhelper (enabled)" test ! -e "$T/calls"
+check_grep "  ... DAEMON_OPTS carried into ExecStart=" '^ExecStart=/usr/sbin/cachefilesd -n -d -N -f /etc/other.conf$' "$D"
+check_grep "  ... ExecStart= reset first" '^ExecStart=$' "$D"
+check_grep "  ... the reload checks the -f file" '^ExecReload=/usr/sbin/cachefilesd -t -f /etc/other.conf$' "$D"
+check_grep "  ... then sends SIGHUP to \$MAINPID" '^ExecReload=/bin/kill -HUP \$MAINPID$' "$D"
+check_grep "  ... and says where" 'carried into' "$T/out"
+
+printf 'RUN=yes\nDAEMON_OPTS="-p /var/run/other.pid"\n' >"$T/default"
+pi configure 0.10.10-0.3
+check "DAEMON_OPTS with -p: no drop-in" test ! -e "$D"
+check_grep "  ... a warning naming the option" "WARNING.*-p" "$T/out"
+
+pi configure 1.0.0-1
+check "an upgrade from 1.0.0: nothing done" test ! -e "$T/calls" -a ! -e "$D"
+pi configure
+check "a fresh install: nothing done (debhelper enables and starts)" test ! -e "$T/calls" -a ! -e "$D"
+tap_done
