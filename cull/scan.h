@@ -16,6 +16,7 @@
 #ifndef CFD_SCAN_H
 #define CFD_SCAN_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,10 +29,34 @@
 #define SCAN_SAMPLES 8		/* unknown entries remembered by path */
 #define SCAN_SAMPLE_LEN 256
 
+/*
+ * Early snapshots, for culling before the scan ends.  Directories above the
+ * data are read first, then the data directories in a random order (seeded
+ * by scan_opts.seed), so the objects seen after any number of directories
+ * are a uniform sample of directories.  When opt->early is set, at
+ * checkpoints (SCAN_EARLY_MIN objects seen, then each time a quarter more)
+ * a worker copies the candidates seen so far, with the directory table, into
+ * a result of their own, sorted oldest first, its stats holding only the
+ * objects and bytes of the directories read to the end (partial = 1).  It
+ * replaces the snapshot not yet taken under lock, then calls notify(arg)
+ * from the worker's thread.  Nothing is published after the last directory
+ * is taken: the full result follows.
+ */
+#define SCAN_EARLY_MIN 256
+
+struct scan_early {
+	pthread_mutex_t lock;
+	struct scan_result *snap;	/* under lock; taken by scan_early_take */
+	void (*notify)(void *arg);
+	void *arg;
+};
+
 struct scan_opts {
 	size_t max_candidates;		/* heap size; 0 = statistics only */
 	unsigned threads;		/* workers, >= 1 */
 	const atomic_int *cancel;	/* stop early when *cancel becomes non-zero */
+	uint64_t seed;			/* directory order; 0: from the clock */
+	struct scan_early *early;	/* NULL: no early snapshots */
 };
 
 /* Updated while the scan runs (relaxed atomics): read from any thread. */
@@ -62,6 +87,7 @@ struct scan_stats {
 	uint64_t start_s;		/* wall clock at start */
 	uint64_t ms;			/* duration */
 	int cancelled;
+	int partial;			/* an early snapshot (see scan_early) */
 	unsigned nsamples;
 	char samples[SCAN_SAMPLES][SCAN_SAMPLE_LEN];
 };
@@ -76,6 +102,11 @@ void scan_free(struct scan_result *r);
 const struct scan_stats *scan_stats(const struct scan_result *r);
 size_t scan_nvols(const struct scan_result *r);
 const struct scan_vol *scan_vol(const struct scan_result *r, size_t i);
+
+/* The latest early snapshot, or NULL; the caller frees it. */
+struct scan_result *scan_early_take(struct scan_early *ea);
+/* Keep only the n oldest candidates of a result (sorted oldest first). */
+void scan_keep_oldest(struct scan_result *r, size_t n);
 
 /* Candidates, oldest first (atime, then inode). */
 size_t scan_ncand(const struct scan_result *r);
