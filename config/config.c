@@ -92,6 +92,8 @@ static const struct directive table[] = {
 	  "parallel stat threads a scan uses" },
 	{ "cull_early", K_BOOL, F(cull_early), 0, 0, 1, 1, "yes|no", NULL,
 	  "cull objects certainly among the oldest before a scan ends" },
+	{ "state_file", K_BOOL, F(state_file), 0, 0, 1, 1, "yes|no", NULL,
+	  "keep what a scan learned in DIR/cachefilesd.state for the next start" },
 	{ "control_socket", K_SOCKET, F(control_socket), FSIZE(control_socket), 0, 0, 0,
 	  "PATH|none", NULL, "Unix socket cachefiles-cull talks to the daemon on" },
 	{ "metrics_file", K_PATH, F(metrics_file), FSIZE(metrics_file), 0, 0, 0, "PATH",

@@ -633,6 +633,71 @@ early_publish(struct worker *k)
 }
 
 struct scan_result *
+scan_kept_new(int rootfd)
+{
+	struct scan_result *r = xcalloc(1, sizeof(*r));
+
+	if (rootfd >= 0 && fd_mount(rootfd, &r->dev, &r->mnt_id, &r->has_mnt_id) < 0) {
+		free(r);
+		return NULL;
+	}
+	heap_init(&r->heap, 0);
+	return r;
+}
+
+uint32_t
+scan_kept_dir(struct scan_result *r, uint32_t parent, const char *name)
+{
+	struct sdir *d;
+
+	if (r->ndirs == r->dirs_cap) {
+		r->dirs_cap = r->dirs_cap ? r->dirs_cap * 2 : 256;
+		r->dirs = xreallocarray(r->dirs, r->dirs_cap, sizeof(*r->dirs));
+	}
+	d = &r->dirs[r->ndirs];
+	d->parent = parent;
+	d->name_off = arena_add(r, name);
+	d->depth = parent == UINT32_MAX ? 0 : r->dirs[parent].depth + 1;
+	/* The scanner's rule (add_dir): fan-out and long-key directories below a volume. */
+	d->data_ok = d->depth > 1 && (name[0] == '+' || name[0] == '@');
+	d->vol = UINT32_MAX;
+	return (uint32_t)r->ndirs++;
+}
+
+void
+scan_kept_cands(struct scan_result *r, struct cand *v, size_t n)
+{
+	heap_free(&r->heap);
+	r->heap.v = v;
+	r->heap.n = r->heap.cap = n;
+	r->st.partial = 1;
+}
+
+uint32_t
+scan_dir_parent(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs ? r->dirs[dir].parent : UINT32_MAX;
+}
+
+const char *
+scan_dir_name(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs ? r->arena + r->dirs[dir].name_off : NULL;
+}
+
+int
+scan_dir_data(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs && r->dirs[dir].data_ok;
+}
+
+unsigned
+scan_dir_depth(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs ? r->dirs[dir].depth : 0;
+}
+
+struct scan_result *
 scan_early_take(struct scan_early *ea)
 {
 	struct scan_result *r;

@@ -108,6 +108,22 @@ struct scan_result *scan_early_take(struct scan_early *ea);
 /* Keep only the n oldest candidates of a result (sorted oldest first). */
 void scan_keep_oldest(struct scan_result *r, size_t n);
 
+/*
+ * A result built from kept state (cull/state.h) rather than a walk: the
+ * mount identity of rootfd (none when rootfd < 0: no directory opens),
+ * then directories, each after its parent (the root first, parent
+ * UINT32_MAX, name ""), then the candidates, sorted oldest first, whose
+ * array (xmalloc'ed) it takes.  The caller checks every value first.
+ */
+struct scan_result *scan_kept_new(int rootfd);
+uint32_t scan_kept_dir(struct scan_result *r, uint32_t parent, const char *name);
+void scan_kept_cands(struct scan_result *r, struct cand *v, size_t n);
+/* The directory table, entry by entry: UINT32_MAX / NULL / 0 out of range. */
+uint32_t scan_dir_parent(const struct scan_result *r, uint32_t dir);
+const char *scan_dir_name(const struct scan_result *r, uint32_t dir);
+int scan_dir_data(const struct scan_result *r, uint32_t dir);	/* objects may live here */
+unsigned scan_dir_depth(const struct scan_result *r, uint32_t dir);
+
 /* Candidates, oldest first (atime, then inode). */
 size_t scan_ncand(const struct scan_result *r);
 struct cand *scan_cands(struct scan_result *r);

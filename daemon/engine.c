@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "cull/names.h"
 #include "cull/scan.h"
+#include "cull/state.h"
 #include "cull/target.h"
 #include "cull/victims.h"
 #include "kernel/channel.h"
@@ -82,6 +83,9 @@ struct engine {
 	struct scan_result *partial;	/* offered to the machine, not yet taken */
 	uint64_t scan_culled0, scan_blocks0;	/* culled and culled_blocks at its start */
 	int early_logged;		/* the scan's first partial table was logged */
+	/* Kept state (state_file): DIR/cachefilesd.state. */
+	int state_file;
+	uint64_t tag_hash;
 
 	/* The candidates being culled. */
 	struct scan_result *cur;
@@ -122,6 +126,9 @@ settings(struct engine *e, const struct config *cfg)
 	e->cull_memory = cfg->cull_memory;
 	e->threads = cfg->scan_threads ? cfg->scan_threads : 1;
 	e->cull_early = cfg->cull_early;
+	e->state_file = cfg->state_file;
+	e->tag_hash = state_fnv64(cfg->tag[0] ? cfg->tag : "CacheFiles",
+				  strlen(cfg->tag[0] ? cfg->tag : "CacheFiles"), STATE_FNV_INIT);
 	if (e->threads > 64)
 		e->threads = 64;
 }
@@ -135,6 +142,88 @@ early_notify(void *arg)
 
 	if (write(e->evfd, &one, sizeof(one)) < 0)
 		return;	/* cannot happen with a counter this small */
+}
+
+/*
+ * DIR, where the kept state lives: the parent of DIR/cache, checked to hold
+ * the very DIR/cache we cull in.  -1 when it cannot be told.
+ */
+static int
+state_dir(const struct engine *e, struct state_key *k)
+{
+	struct stat here, there;
+	int fd;
+
+	if (fstat(e->cachefd, &here) < 0)
+		return -1;
+	fd = openat(e->cachefd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstatat(fd, "cache", &there, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    here.st_dev != there.st_dev || here.st_ino != there.st_ino) {
+		close(fd);
+		return -1;
+	}
+	k->dev = (uint64_t)here.st_dev;
+	k->ino = (uint64_t)here.st_ino;
+	k->tag = e->tag_hash;
+	return fd;
+}
+
+/* At start: cull from what the last scan kept, while the first scan runs. */
+static void
+state_read(struct engine *e)
+{
+	struct state_info info;
+	struct scan_result *r;
+	struct state_key k;
+	const char *why;
+	size_t len;
+	void *buf;
+	int fd = state_dir(e, &k);
+
+	if (fd < 0)
+		return;
+	if (state_load(fd, &buf, &len) < 0) {
+		if (errno != ENOENT)
+			log_warn("state: %s ignored; a full scan runs", STATE_FILE);
+		close(fd);
+		return;
+	}
+	close(fd);
+	if (state_decode(buf, len, &k, (uint64_t)time(NULL), e->cachefd, &r, &info, &why) !=
+	    STATE_OK) {
+		log_warnx("state: %s ignored (%s); a full scan runs", STATE_FILE, why);
+		free(buf);
+		return;
+	}
+	free(buf);
+	e->cur = r;
+	e->vs = victims_new(r, e->cachefd);
+	log_info("state: %zu candidates kept by the scan of %llu s ago; each is checked "
+		 "again before its cull", info.ncand,
+		 (unsigned long long)((uint64_t)time(NULL) - info.written_s));
+}
+
+/* After a scan: keep its oldest candidates for the next start.  Before victims_new. */
+static void
+state_write(struct engine *e, int full)
+{
+	struct state_key k;
+	size_t len;
+	void *buf;
+	int fd;
+
+	if (!e->state_file || (fd = state_dir(e, &k)) < 0)
+		return;
+	if (state_encode(e->cur, &k, (uint64_t)time(NULL), full, &buf, &len) == 0) {
+		if (state_save(fd, buf, len) < 0)
+			log_warn("state: %s not written", STATE_FILE);
+		else
+			log_debug(1, "state: %zu bytes written to %s", len, STATE_FILE);
+		free(buf);
+	}
+	close(fd);
 }
 
 struct engine *
@@ -155,6 +244,8 @@ engine_new(const struct config *cfg, int cachefd, struct kchan *k)
 	pthread_mutex_init(&e->early.lock, NULL);
 	e->early.notify = early_notify;
 	e->early.arg = e;
+	if (e->state_file)
+		state_read(e);
 	return e;
 }
 
@@ -391,6 +482,7 @@ take_table(struct engine *e)
 	scan_free(e->cur);
 	e->cur = e->next;
 	e->next = NULL;
+	state_write(e, scan_ncand(e->cur) >= e->opts.max_candidates);
 	e->vs = victims_new(e->cur, e->cachefd);
 	ss = scan_stats(e->cur);
 	e->objects = ss->objects;

@@ -106,6 +106,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.cull_memory, 256ULL << 20);
 	assert_int_equal(cfg.scan_threads, 4);
 	assert_int_equal(cfg.cull_early, 1);
+	assert_int_equal(cfg.state_file, 1);
 	assert_int_equal(cfg.given, 0);
 }
 
@@ -149,6 +150,7 @@ test_every_directive(void **state)
 		  "cull_memory 1G\n"
 		  "scan_threads 64\n"
 		  "cull_early no\n"
+		  "state_file no\n"
 		  "control_socket /run/cfd/ctl\n"
 		  "metrics_file /var/lib/m.prom\n");
 	assert_string_equal(cfg.dir, "/srv/cache dir");
@@ -169,6 +171,7 @@ test_every_directive(void **state)
 	assert_int_equal(cfg.cull_memory, 1ULL << 30);
 	assert_int_equal(cfg.scan_threads, 64);
 	assert_int_equal(cfg.cull_early, 0);
+	assert_int_equal(cfg.state_file, 0);
 	assert_string_equal(cfg.control_socket, "/run/cfd/ctl");
 	assert_string_equal(cfg.metrics_file, "/var/lib/m.prom");
 	for (i = 0; i < config_ndirectives(); i++)
@@ -485,7 +488,8 @@ test_every_duplicate(void **state)
 		"dir /c", "tag t", "secctx s", "brun 8%", "bcull 4%", "bstop 2%",
 		"frun 8%", "fcull 4%", "fstop 2%", "culltable 13", "nocull",
 		"resume_thresholds - -", "debug 1", "cull_age 1d",
-		"cull_memory 2M", "scan_threads 2", "cull_early no", "control_socket /s",
+		"cull_memory 2M", "scan_threads 2", "cull_early no", "state_file no",
+		"control_socket /s",
 		"metrics_file /m",
 	};
 	struct config cfg;
@@ -655,6 +659,7 @@ test_dump_defaults(void **state)
 		"cull_memory 256M\n"
 		"scan_threads 4\n"
 		"cull_early yes\n"
+		"state_file yes\n"
 		"control_socket /run/cachefilesd/control\n"
 		"# metrics_file not set: no metrics file\n");
 	free(d);
@@ -669,7 +674,7 @@ test_dump_round_trip(void **state)
 		"dir /a b\ntag t\nsecctx x:y\nbrun 30%\nbcull 20%\nbstop 0%\n"
 		"frun 99%\nfcull 98%\nfstop 97%\nculltable 17\nnocull\n"
 		"resume_thresholds 12 -\ndebug 255\ncull_age 90m\n"
-		"cull_memory 1048577\nscan_threads 1\ncull_early no\ncontrol_socket none\n"
+		"cull_memory 1048577\nscan_threads 1\ncull_early no\nstate_file no\ncontrol_socket none\n"
 		"metrics_file /m/x.prom\n",
 		"dir /c\ncull_age 1440m\ncull_memory 2048K\nresume_thresholds 3 4\n",
 		"dir /c\ncull_age 14d\ncull_memory 64G\n",
