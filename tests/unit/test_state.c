@@ -249,6 +249,12 @@ b_name_dotdot(unsigned char *body, const struct state_hdr *h)
 }
 
 static void
+b_name_other(unsigned char *body, const struct state_hdr *h)
+{
+	body[(size_t)h->ndirs * 8 + 1] = 'X';	/* "Xvol": not a directory we enter */
+}
+
+static void
 b_name_slash(unsigned char *body, const struct state_hdr *h)
 {
 	body[(size_t)h->ndirs * 8 + 2] = '/';
@@ -287,6 +293,7 @@ test_body_refusals(void **state)
 	body_case(b_cand_dir_range, "candidates");
 	body_case(b_name_dotdot, "directory table");
 	body_case(b_name_slash, "directory table");
+	body_case(b_name_other, "directory table");
 	body_case(b_parent_forward, "directory table");
 	body_case(b_root_named, "directory table");
 	body_case(b_unterminated, "not terminated");
