@@ -76,6 +76,8 @@ struct walk {
 	/* early snapshots (opt->early): objects seen when the last was taken */
 	uint64_t early_last;
 	uint64_t seen, seen_bytes;	/* data objects in directories read to the end */
+	unsigned data_depth;		/* depth of the directories data was found in; 0: none */
+	int mixed;			/* data at more than one depth (the old layout) */
 	int early_busy;			/* a worker is publishing one */
 };
 
@@ -532,6 +534,10 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 		pthread_mutex_lock(&k->w->lock);
 		k->w->seen += dobj;
 		k->w->seen_bytes += dbytes;
+		if (k->w->data_depth == 0)
+			k->w->data_depth = d->depth;
+		else if (k->w->data_depth != d->depth)
+			k->w->mixed = 1;
 		pthread_mutex_unlock(&k->w->lock);
 	}
 	if (dobj > 0 && d->vol != UINT32_MAX) {
@@ -579,12 +585,33 @@ scan_one(struct worker *k, uint32_t dir, char (*names)[NAME_MAX + 1], int n,
 		__atomic_fetch_add(&w->prog->dirs, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Is the sample uniform?  Only while every directory left is at the one
+ * depth data was found at (the 5.17+ layout: I<vol>/@xx/): the random
+ * order within a depth then makes what was seen a uniform sample of data
+ * directories.  Data at several depths (the old layout), or directories
+ * left below the data's depth, would bias it: no snapshot.  Lock held.
+ */
+static int
+sample_uniform(const struct walk *w)
+{
+	size_t i;
+
+	if (w->mixed || w->data_depth == 0 || w->data_depth > NAMES_MAX_DEPTH)
+		return 0;
+	for (i = 0; i <= NAMES_MAX_DEPTH; i++)
+		if (i != w->data_depth && w->stacks[i].n > 0)
+			return 0;
+	return 1;
+}
+
 /* Is an early snapshot due?  Lock held. */
 static int
 early_due(const struct walk *w)
 {
 	return w->opt->early != NULL && !w->early_busy && w->nstack > 0 &&
-	    w->seen >= SCAN_EARLY_MIN && w->seen - w->early_last >= w->early_last / 4;
+	    w->seen >= SCAN_EARLY_MIN && w->seen - w->early_last >= w->early_last / 4 &&
+	    sample_uniform(w);
 }
 
 /*

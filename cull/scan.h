@@ -40,7 +40,9 @@
  * objects and bytes of the directories read to the end (partial = 1).  It
  * replaces the snapshot not yet taken under lock, then calls notify(arg)
  * from the worker's thread.  Nothing is published after the last directory
- * is taken: the full result follows.
+ * is taken: the full result follows.  Nor while the sample may be biased:
+ * data found at more than one depth (the pre-5.17 layout), or directories
+ * left at another depth than the data's.
  */
 #define SCAN_EARLY_MIN 256
 
