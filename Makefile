@@ -67,7 +67,8 @@ DAEMON_SRCS := daemon/checkenv.c daemon/control.c daemon/daemon.c daemon/engine.
                daemon/engine_fsm.c daemon/goal.c daemon/metrics.c daemon/notify.c daemon/status.c \
                daemon/options.c daemon/pidfile.c daemon/priv.c
 KERNEL_SRCS := kernel/channel.c kernel/device.c
-CULL_SRCS   := cull/control.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/target.c \
+CULL_SRCS   := cull/control.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/state.c \
+               cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c
 # cachefiles-cull: cull/tool.c holds main(); the rest are its commands,

@@ -31,6 +31,7 @@ enum kind {
 	K_DURATION,	/* N[s|m|h|d|w], kept in seconds (uint64_t) */
 	K_SIZE,		/* N[K|M|G], kept in bytes (uint64_t) */
 	K_FLAG,		/* no argument (int) */
+	K_BOOL,		/* yes or no (int) */
 	K_RESUME,	/* two values, each a positive number or "-" */
 	K_SOCKET,	/* absolute path or "none" (kept as ""), into a char array */
 };
@@ -89,6 +90,10 @@ static const struct directive table[] = {
 	  "N[K|M|G]", NULL, "memory the table of cull candidates may use" },
 	{ "scan_threads", K_UINT, F(scan_threads), 0, 1, 64, 4, "N", NULL,
 	  "parallel stat threads a scan uses" },
+	{ "cull_early", K_BOOL, F(cull_early), 0, 0, 1, 1, "yes|no", NULL,
+	  "cull objects certainly among the oldest before a scan ends" },
+	{ "state_file", K_BOOL, F(state_file), 0, 0, 1, 1, "yes|no", NULL,
+	  "keep what a scan learned in DIR/cachefilesd.state for the next start" },
 	{ "control_socket", K_SOCKET, F(control_socket), FSIZE(control_socket), 0, 0, 0,
 	  "PATH|none", NULL, "Unix socket cachefiles-cull talks to the daemon on" },
 	{ "metrics_file", K_PATH, F(metrics_file), FSIZE(metrics_file), 0, 0, 0, "PATH",
@@ -262,6 +267,7 @@ get_number(const struct config *cfg, const struct directive *d)
 	case K_UINT:
 		return *(const unsigned *)cfield(cfg, d);
 	case K_FLAG:
+	case K_BOOL:
 		return *(const int *)cfield(cfg, d) != 0;
 	default:
 		return *(const uint64_t *)cfield(cfg, d);
@@ -277,6 +283,7 @@ set_number(struct config *cfg, const struct directive *d, uint64_t v)
 		*(unsigned *)field(cfg, d) = (unsigned)v;
 		break;
 	case K_FLAG:
+	case K_BOOL:
 		*(int *)field(cfg, d) = v != 0;
 		break;
 	default:
@@ -537,6 +544,8 @@ set_socket(struct parse *p, unsigned line, const struct directive *d, const char
 static int
 set_value(struct parse *p, unsigned line, const struct directive *d, char *arg)
 {
+	char q[SHOW_MAX + 8];
+
 	switch (d->kind) {
 	case K_PATH:
 	case K_TEXT:
@@ -548,6 +557,14 @@ set_value(struct parse *p, unsigned line, const struct directive *d, char *arg)
 	case K_FLAG:
 		set_number(p->cfg, d, 1);
 		return 0;
+	case K_BOOL:
+		if (strcmp(arg, "yes") == 0 || strcmp(arg, "no") == 0) {
+			set_number(p->cfg, d, arg[0] == 'y');
+			return 0;
+		}
+		error_at(p, line, "%s: '%s' is neither yes nor no", d->name,
+			 show(arg, q, sizeof(q)));
+		return -1;
 	default:
 		return set_numeric(p, line, d, arg);
 	}
@@ -796,6 +813,9 @@ dump_one(const struct config *cfg, const struct directive *d, FILE *out)
 			fprintf(out, "%s\n", d->name);
 		else
 			fprintf(out, "# %s not set: %s\n", d->name, d->unset);
+		break;
+	case K_BOOL:
+		fprintf(out, "%s %s\n", d->name, get_number(cfg, d) ? "yes" : "no");
 		break;
 	case K_RESUME:
 		fprintf(out, "%s ", d->name);

@@ -41,6 +41,8 @@ struct config {
 	uint64_t cull_age;		/* seconds; 0 = no age limit */
 	uint64_t cull_memory;		/* bytes the candidate table may use */
 	unsigned scan_threads;		/* parallel stat threads for a scan */
+	int cull_early;			/* cull before a scan ends (default yes) */
+	int state_file;			/* keep DIR/cachefilesd.state (default yes) */
 	char control_socket[CFG_SOCKET_MAX];	/* "" = none */
 	char metrics_file[PATH_MAX];	/* "" = no metrics file */
 	uint64_t given;			/* bit i set: table entry i appeared in the file */

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * scan.c: the walker.  Workers take directories from a shared stack, read
- * each with getdents64 into a large buffer, stat only data objects (d_type
+ * scan.c: the walker.  Workers take directories from shared stacks, one a
+ * depth: always from the shallowest non-empty one, at a random (seeded)
+ * place in it, so that every directory above the data is read first and the
+ * data directories then come in a random order (see the early snapshots in
+ * scan.h).  Each is read with getdents64 into a large buffer, stat only data objects (d_type
  * saves a stat for everything else) and pass batches of records to the
  * shared heap under one lock.  A worker keeps a copy of the heap's root so
  * that young objects, the vast majority once the heap is full, are
@@ -62,10 +65,20 @@ struct walk {
 	struct scan_progress *prog;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	uint32_t *stack;
-	size_t nstack, stack_cap;
+	struct dstack {
+		uint32_t *v;
+		size_t n, cap;
+	} stacks[NAMES_MAX_DEPTH + 1];
+	size_t nstack;			/* over all depths */
 	unsigned busy;
 	uint64_t now_s;
+	uint64_t rng;			/* xorshift64 state, under the lock */
+	/* early snapshots (opt->early): objects seen when the last was taken */
+	uint64_t early_last;
+	uint64_t seen, seen_bytes;	/* data objects in directories read to the end */
+	unsigned data_depth;		/* depth of the directories data was found in; 0: none */
+	int mixed;			/* data at more than one depth (the old layout) */
+	int early_busy;			/* a worker is publishing one */
 };
 
 /* One worker's private state. */
@@ -85,6 +98,15 @@ struct worker {
 	uint64_t voldest, vnewest;
 	pthread_t tid;
 };
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return timespec_ns(&ts);
+}
 
 static int
 cancelled(const struct walk *w)
@@ -172,12 +194,34 @@ add_dir(struct walk *w, uint32_t parent, const char *name)
 		memset(&r->vols[r->nvols], 0, sizeof(r->vols[0]));
 		r->vols[r->nvols++].dir = idx;
 	}
-	if (w->nstack == w->stack_cap) {
-		w->stack_cap = w->stack_cap ? w->stack_cap * 2 : 256;
-		w->stack = xreallocarray(w->stack, w->stack_cap, sizeof(*w->stack));
+	struct dstack *s = &w->stacks[d->depth < NAMES_MAX_DEPTH ? d->depth : NAMES_MAX_DEPTH];
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
 	}
-	w->stack[w->nstack++] = idx;
+	s->v[s->n++] = idx;
+	w->nstack++;
 	r->st.dirs++;
+}
+
+/* Take a directory: the shallowest first, at random within a depth; lock held. */
+static uint32_t
+pop_dir(struct walk *w)
+{
+	struct dstack *s = w->stacks;
+	uint32_t dir;
+	size_t i;
+
+	while (s->n == 0)
+		s++;
+	w->rng ^= w->rng << 13;
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	i = (size_t)(w->rng % s->n);
+	dir = s->v[i];
+	s->v[i] = s->v[--s->n];
+	w->nstack--;
+	return dir;
 }
 
 int
@@ -486,6 +530,16 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 	}
 	if (r < 0)
 		k->st.errors++;
+	if (dobj > 0) {
+		pthread_mutex_lock(&k->w->lock);
+		k->w->seen += dobj;
+		k->w->seen_bytes += dbytes;
+		if (k->w->data_depth == 0)
+			k->w->data_depth = d->depth;
+		else if (k->w->data_depth != d->depth)
+			k->w->mixed = 1;
+		pthread_mutex_unlock(&k->w->lock);
+	}
 	if (dobj > 0 && d->vol != UINT32_MAX) {
 		pthread_mutex_lock(&k->w->lock);
 		struct scan_vol *v = &k->w->r->vols[d->vol];
@@ -531,6 +585,164 @@ scan_one(struct worker *k, uint32_t dir, char (*names)[NAME_MAX + 1], int n,
 		__atomic_fetch_add(&w->prog->dirs, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Is the sample uniform?  Only while every directory left is at the one
+ * depth data was found at (the 5.17+ layout: I<vol>/@xx/): the random
+ * order within a depth then makes what was seen a uniform sample of data
+ * directories.  Data at several depths (the old layout), or directories
+ * left below the data's depth, would bias it: no snapshot.  Lock held.
+ */
+static int
+sample_uniform(const struct walk *w)
+{
+	size_t i;
+
+	if (w->mixed || w->data_depth == 0 || w->data_depth > NAMES_MAX_DEPTH)
+		return 0;
+	for (i = 0; i <= NAMES_MAX_DEPTH; i++)
+		if (i != w->data_depth && w->stacks[i].n > 0)
+			return 0;
+	return 1;
+}
+
+/* Is an early snapshot due?  Lock held. */
+static int
+early_due(const struct walk *w)
+{
+	return w->opt->early != NULL && !w->early_busy && w->nstack > 0 &&
+	    w->seen >= SCAN_EARLY_MIN && w->seen - w->early_last >= w->early_last / 4 &&
+	    sample_uniform(w);
+}
+
+/*
+ * Copy what the walk has seen into a result of its own and publish it.
+ * Called and returns with the lock held; drops it while it sorts.
+ */
+static void
+early_publish(struct worker *k)
+{
+	struct walk *w = k->w;
+	struct scan_early *ea = w->opt->early;
+	struct scan_result *src = w->r, *r = xcalloc(1, sizeof(*r));
+	struct scan_result *old;
+
+	w->early_busy = 1;
+	w->early_last = w->seen;
+	r->dev = src->dev;
+	r->mnt_id = src->mnt_id;
+	r->has_mnt_id = src->has_mnt_id;
+	r->heap.n = r->heap.cap = src->heap.n;
+	r->heap.v = xreallocarray(NULL, src->heap.n ? src->heap.n : 1, sizeof(struct cand));
+	memcpy(r->heap.v, src->heap.v, src->heap.n * sizeof(struct cand));
+	r->ndirs = r->dirs_cap = src->ndirs;
+	r->dirs = xreallocarray(NULL, src->ndirs, sizeof(*r->dirs));
+	memcpy(r->dirs, src->dirs, src->ndirs * sizeof(*r->dirs));
+	r->arena_len = r->arena_cap = src->arena_len;
+	r->arena = xmalloc(src->arena_len ? src->arena_len : 1);
+	memcpy(r->arena, src->arena, src->arena_len);
+	r->st.objects = w->seen;
+	r->st.bytes = w->seen_bytes;
+	r->st.start_s = src->st.start_s;
+	r->st.partial = 1;
+	pthread_mutex_unlock(&w->lock);
+
+	heap_sort_oldest_first(&r->heap);
+	pthread_mutex_lock(&ea->lock);
+	old = ea->snap;
+	ea->snap = r;
+	pthread_mutex_unlock(&ea->lock);
+	scan_free(old);
+	if (ea->notify != NULL)
+		ea->notify(ea->arg);
+
+	pthread_mutex_lock(&w->lock);
+	w->early_busy = 0;
+}
+
+struct scan_result *
+scan_kept_new(int rootfd)
+{
+	struct scan_result *r = xcalloc(1, sizeof(*r));
+
+	if (rootfd >= 0 && fd_mount(rootfd, &r->dev, &r->mnt_id, &r->has_mnt_id) < 0) {
+		free(r);
+		return NULL;
+	}
+	heap_init(&r->heap, 0);
+	return r;
+}
+
+uint32_t
+scan_kept_dir(struct scan_result *r, uint32_t parent, const char *name)
+{
+	struct sdir *d;
+
+	if (r->ndirs == r->dirs_cap) {
+		r->dirs_cap = r->dirs_cap ? r->dirs_cap * 2 : 256;
+		r->dirs = xreallocarray(r->dirs, r->dirs_cap, sizeof(*r->dirs));
+	}
+	d = &r->dirs[r->ndirs];
+	d->parent = parent;
+	d->name_off = arena_add(r, name);
+	d->depth = parent == UINT32_MAX ? 0 : r->dirs[parent].depth + 1;
+	/* The scanner's rule (add_dir): fan-out and long-key directories below a volume. */
+	d->data_ok = d->depth > 1 && (name[0] == '+' || name[0] == '@');
+	d->vol = UINT32_MAX;
+	return (uint32_t)r->ndirs++;
+}
+
+void
+scan_kept_cands(struct scan_result *r, struct cand *v, size_t n)
+{
+	heap_free(&r->heap);
+	r->heap.v = v;
+	r->heap.n = r->heap.cap = n;
+	r->st.partial = 1;
+}
+
+uint32_t
+scan_dir_parent(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs ? r->dirs[dir].parent : UINT32_MAX;
+}
+
+const char *
+scan_dir_name(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs ? r->arena + r->dirs[dir].name_off : NULL;
+}
+
+int
+scan_dir_data(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs && r->dirs[dir].data_ok;
+}
+
+unsigned
+scan_dir_depth(const struct scan_result *r, uint32_t dir)
+{
+	return dir < r->ndirs ? r->dirs[dir].depth : 0;
+}
+
+struct scan_result *
+scan_early_take(struct scan_early *ea)
+{
+	struct scan_result *r;
+
+	pthread_mutex_lock(&ea->lock);
+	r = ea->snap;
+	ea->snap = NULL;
+	pthread_mutex_unlock(&ea->lock);
+	return r;
+}
+
+void
+scan_keep_oldest(struct scan_result *r, size_t n)
+{
+	if (n < r->heap.n)
+		r->heap.n = n;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -548,7 +760,7 @@ worker_main(void *arg)
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (w->nstack == 0 || cancelled(w))
 			break;
-		dir = w->stack[--w->nstack];
+		dir = pop_dir(w);
 		d = w->r->dirs[dir];
 		n = dir_chain(w->r, dir, names);
 		w->busy++;
@@ -556,6 +768,8 @@ worker_main(void *arg)
 		scan_one(k, dir, names, n, d);
 		pthread_mutex_lock(&w->lock);
 		flush(k);
+		if (early_due(w))
+			early_publish(k);
 		w->busy--;
 		if (w->nstack == 0 && w->busy == 0)
 			pthread_cond_broadcast(&w->cond);
@@ -620,6 +834,7 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	w.opt = opt;
 	w.prog = prog;
 	w.now_s = (uint64_t)time(NULL);
+	w.rng = opt->seed ? opt->seed : (mono_ns() ^ (uint64_t)getpid() << 32) | 1;
 	r->st.start_s = w.now_s;
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
@@ -647,7 +862,8 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 		free(ks[i].order);
 	}
 	free(ks);
-	free(w.stack);
+	for (i = 0; i <= NAMES_MAX_DEPTH; i++)
+		free(w.stacks[i].v);
 	pthread_cond_destroy(&w.cond);
 	pthread_mutex_destroy(&w.lock);
 	r->st.cancelled = cancelled(&w);

@@ -16,6 +16,7 @@
 #ifndef CFD_SCAN_H
 #define CFD_SCAN_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,10 +29,36 @@
 #define SCAN_SAMPLES 8		/* unknown entries remembered by path */
 #define SCAN_SAMPLE_LEN 256
 
+/*
+ * Early snapshots, for culling before the scan ends.  Directories above the
+ * data are read first, then the data directories in a random order (seeded
+ * by scan_opts.seed), so the objects seen after any number of directories
+ * are a uniform sample of directories.  When opt->early is set, at
+ * checkpoints (SCAN_EARLY_MIN objects seen, then each time a quarter more)
+ * a worker copies the candidates seen so far, with the directory table, into
+ * a result of their own, sorted oldest first, its stats holding only the
+ * objects and bytes of the directories read to the end (partial = 1).  It
+ * replaces the snapshot not yet taken under lock, then calls notify(arg)
+ * from the worker's thread.  Nothing is published after the last directory
+ * is taken: the full result follows.  Nor while the sample may be biased:
+ * data found at more than one depth (the pre-5.17 layout), or directories
+ * left at another depth than the data's.
+ */
+#define SCAN_EARLY_MIN 256
+
+struct scan_early {
+	pthread_mutex_t lock;
+	struct scan_result *snap;	/* under lock; taken by scan_early_take */
+	void (*notify)(void *arg);
+	void *arg;
+};
+
 struct scan_opts {
 	size_t max_candidates;		/* heap size; 0 = statistics only */
 	unsigned threads;		/* workers, >= 1 */
 	const atomic_int *cancel;	/* stop early when *cancel becomes non-zero */
+	uint64_t seed;			/* directory order; 0: from the clock */
+	struct scan_early *early;	/* NULL: no early snapshots */
 };
 
 /* Updated while the scan runs (relaxed atomics): read from any thread. */
@@ -62,6 +89,7 @@ struct scan_stats {
 	uint64_t start_s;		/* wall clock at start */
 	uint64_t ms;			/* duration */
 	int cancelled;
+	int partial;			/* an early snapshot (see scan_early) */
 	unsigned nsamples;
 	char samples[SCAN_SAMPLES][SCAN_SAMPLE_LEN];
 };
@@ -76,6 +104,27 @@ void scan_free(struct scan_result *r);
 const struct scan_stats *scan_stats(const struct scan_result *r);
 size_t scan_nvols(const struct scan_result *r);
 const struct scan_vol *scan_vol(const struct scan_result *r, size_t i);
+
+/* The latest early snapshot, or NULL; the caller frees it. */
+struct scan_result *scan_early_take(struct scan_early *ea);
+/* Keep only the n oldest candidates of a result (sorted oldest first). */
+void scan_keep_oldest(struct scan_result *r, size_t n);
+
+/*
+ * A result built from kept state (cull/state.h) rather than a walk: the
+ * mount identity of rootfd (none when rootfd < 0: no directory opens),
+ * then directories, each after its parent (the root first, parent
+ * UINT32_MAX, name ""), then the candidates, sorted oldest first, whose
+ * array (xmalloc'ed) it takes.  The caller checks every value first.
+ */
+struct scan_result *scan_kept_new(int rootfd);
+uint32_t scan_kept_dir(struct scan_result *r, uint32_t parent, const char *name);
+void scan_kept_cands(struct scan_result *r, struct cand *v, size_t n);
+/* The directory table, entry by entry: UINT32_MAX / NULL / 0 out of range. */
+uint32_t scan_dir_parent(const struct scan_result *r, uint32_t dir);
+const char *scan_dir_name(const struct scan_result *r, uint32_t dir);
+int scan_dir_data(const struct scan_result *r, uint32_t dir);	/* objects may live here */
+unsigned scan_dir_depth(const struct scan_result *r, uint32_t dir);
 
 /* Candidates, oldest first (atime, then inode). */
 size_t scan_ncand(const struct scan_result *r);

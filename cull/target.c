@@ -84,3 +84,40 @@ target_candidates(const struct target *t, const struct fsfree *f,
 		k = SIZE_MAX / sizeof(struct cand);
 	return (size_t)k;
 }
+
+/* sqrt by Newton's method: target.c links without libm. */
+static double
+root(double x)
+{
+	double r = x > 1 ? x : 1;
+	int i;
+
+	if (x <= 0)
+		return 0;
+	for (i = 0; i < 64; i++)
+		r = (r + x / r) / 2;
+	return r;
+}
+
+uint64_t
+target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen)
+{
+	double q = 0, cut;
+	uint64_t used;
+
+	if (seen < TARGET_EARLY_MIN_SAMPLE)
+		return 0;
+	used = f->files > f->ffree ? f->files - f->ffree : 0;
+	if (used > 0 && d->files > 0)
+		q = (double)d->files / (double)used;
+	used = f->blocks > f->bavail ? f->blocks - f->bavail : 0;
+	if (used > 0 && d->blocks > 0 && (double)d->blocks / (double)used > q)
+		q = (double)d->blocks / (double)used;
+	if (q > 1)
+		q = 1;
+	/* rank < (q - eps) n, eps = sqrt(ln(2 / alpha) / 2n): eps n = sqrt(ln(2 / alpha) n / 2) */
+	cut = q * (double)seen - root(TARGET_EARLY_LN_2_ALPHA / 2 * (double)seen);
+	if (cut < 1)
+		return 0;
+	return cut >= (double)seen ? seen : (uint64_t)cut;
+}

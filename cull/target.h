@@ -49,4 +49,24 @@ size_t target_candidates(const struct target *t, const struct fsfree *f,
 			 uint64_t mean_bytes, uint64_t objects,
 			 uint64_t memory_bytes);
 
+/*
+ * Culling before a scan ends.  The scan has seen `seen` objects, a uniform
+ * sample of the cache's (it reads the data directories in a random order);
+ * d is what the kernel still wants freed, counting what was culled since
+ * the scan started, and f the filesystem then.  The fraction of the cache's
+ * objects that must go is at least q = max(d->files / used files,
+ * d->blocks / used blocks): the filesystem's used counts bound the cache's
+ * from above (the blocks fraction takes an object's size to be independent
+ * of its age).  By the Dvoretzky-Kiefer-Wolfowitz inequality the sample's
+ * distribution of atimes is within eps = sqrt(ln(2 / alpha) / 2n) of the
+ * cache's everywhere, with probability 1 - alpha; so the sample's objects
+ * of rank below (q - eps) n are older than the cache's q-quantile, and all
+ * of them must go under exact LRU.  Returns that rank (cull the sample's
+ * objects older than the one of that rank), 0 when the sample is too small
+ * to say anything sure.  alpha = 1 %.
+ */
+#define TARGET_EARLY_MIN_SAMPLE 256
+#define TARGET_EARLY_LN_2_ALPHA 5.298317366548036	/* ln(2 / 0.01) */
+uint64_t target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen);
+
 #endif

@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "cull/names.h"
 #include "cull/scan.h"
+#include "cull/state.h"
 #include "cull/target.h"
 #include "cull/victims.h"
 #include "kernel/channel.h"
@@ -76,6 +77,15 @@ struct engine {
 	uint64_t scan_t0;
 	struct scan_progress prog;
 	struct scan_result *next;
+	/* Early snapshots of the scan in progress (cull_early). */
+	int cull_early;
+	struct scan_early early;
+	struct scan_result *partial;	/* offered to the machine, not yet taken */
+	uint64_t scan_culled0, scan_blocks0;	/* culled and culled_blocks at its start */
+	int early_logged;		/* the scan's first partial table was logged */
+	/* Kept state (state_file): DIR/cachefilesd.state. */
+	int state_file;
+	uint64_t tag_hash;
 
 	/* The candidates being culled. */
 	struct scan_result *cur;
@@ -115,8 +125,105 @@ settings(struct engine *e, const struct config *cfg)
 	e->cull_age = cfg->cull_age;
 	e->cull_memory = cfg->cull_memory;
 	e->threads = cfg->scan_threads ? cfg->scan_threads : 1;
+	e->cull_early = cfg->cull_early;
+	e->state_file = cfg->state_file;
+	e->tag_hash = state_fnv64(cfg->tag[0] ? cfg->tag : "CacheFiles",
+				  strlen(cfg->tag[0] ? cfg->tag : "CacheFiles"), STATE_FNV_INIT);
 	if (e->threads > 64)
 		e->threads = 64;
+}
+
+/* A worker of the scan published an early snapshot: wake the loop. */
+static void
+early_notify(void *arg)
+{
+	struct engine *e = arg;
+	uint64_t one = 1;
+
+	if (write(e->evfd, &one, sizeof(one)) < 0)
+		return;	/* cannot happen with a counter this small */
+}
+
+/*
+ * DIR, where the kept state lives: the parent of DIR/cache, checked to hold
+ * the very DIR/cache we cull in.  -1 when it cannot be told.
+ */
+static int
+state_dir(const struct engine *e, struct state_key *k)
+{
+	struct stat here, there;
+	int fd;
+
+	if (fstat(e->cachefd, &here) < 0)
+		return -1;
+	fd = openat(e->cachefd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstatat(fd, "cache", &there, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    here.st_dev != there.st_dev || here.st_ino != there.st_ino) {
+		close(fd);
+		return -1;
+	}
+	k->dev = (uint64_t)here.st_dev;
+	k->ino = (uint64_t)here.st_ino;
+	k->tag = e->tag_hash;
+	return fd;
+}
+
+/* At start: cull from what the last scan kept, while the first scan runs. */
+static void
+state_read(struct engine *e)
+{
+	struct state_info info;
+	struct scan_result *r;
+	struct state_key k;
+	const char *why;
+	size_t len;
+	void *buf;
+	int fd = state_dir(e, &k);
+
+	if (fd < 0)
+		return;
+	if (state_load(fd, &buf, &len) < 0) {
+		if (errno != ENOENT)
+			log_warn("state: %s ignored; a full scan runs", STATE_FILE);
+		close(fd);
+		return;
+	}
+	close(fd);
+	if (state_decode(buf, len, &k, (uint64_t)time(NULL), e->cachefd, &r, &info, &why) !=
+	    STATE_OK) {
+		log_warnx("state: %s ignored (%s); a full scan runs", STATE_FILE, why);
+		free(buf);
+		return;
+	}
+	free(buf);
+	e->cur = r;
+	e->vs = victims_new(r, e->cachefd);
+	log_info("state: %zu candidates kept by the scan of %llu s ago; each is checked "
+		 "again before its cull", info.ncand,
+		 (unsigned long long)((uint64_t)time(NULL) - info.written_s));
+}
+
+/* After a scan: keep its oldest candidates for the next start.  Before victims_new. */
+static void
+state_write(struct engine *e, int full)
+{
+	struct state_key k;
+	size_t len;
+	void *buf;
+	int fd;
+
+	if (!e->state_file || (fd = state_dir(e, &k)) < 0)
+		return;
+	if (state_encode(e->cur, &k, (uint64_t)time(NULL), full, &buf, &len) == 0) {
+		if (state_save(fd, buf, len) < 0)
+			log_warn("state: %s not written", STATE_FILE);
+		else
+			log_debug(1, "state: %zu bytes written to %s", len, STATE_FILE);
+		free(buf);
+	}
+	close(fd);
 }
 
 struct engine *
@@ -134,6 +241,11 @@ engine_new(const struct config *cfg, int cachefd, struct kchan *k)
 	}
 	settings(e, cfg);
 	efsm_init(&e->m, age_period_ms(e->cull_age));
+	pthread_mutex_init(&e->early.lock, NULL);
+	e->early.notify = early_notify;
+	e->early.arg = e;
+	if (e->state_file)
+		state_read(e);
 	return e;
 }
 
@@ -280,6 +392,13 @@ start_scan(struct engine *e)
 						   e->objects, e->cull_memory);
 	e->opts.threads = e->threads;
 	e->opts.cancel = &e->cancel;
+	e->opts.seed = 0;
+	/* The setting is read when a scan starts: a reload changes the next one. */
+	e->opts.early = e->cull_early ? &e->early : NULL;
+	scan_free(scan_early_take(&e->early));
+	e->scan_culled0 = e->culled;
+	e->scan_blocks0 = e->culled_blocks;
+	e->early_logged = 0;
 	atomic_store(&e->cancel, 0);
 	atomic_store(&e->done, 0);
 	memset(&e->prog, 0, sizeof(e->prog));
@@ -310,6 +429,7 @@ cancel_scan(struct engine *e)
 	e->thread = 0;
 	scan_free(e->next);
 	e->next = NULL;
+	scan_free(scan_early_take(&e->early));
 }
 
 static void
@@ -362,6 +482,7 @@ take_table(struct engine *e)
 	scan_free(e->cur);
 	e->cur = e->next;
 	e->next = NULL;
+	state_write(e, scan_ncand(e->cur) >= e->opts.max_candidates);
 	e->vs = victims_new(e->cur, e->cachefd);
 	ss = scan_stats(e->cur);
 	e->objects = ss->objects;
@@ -608,6 +729,8 @@ log_backoff(const struct engine *e)
 			 (unsigned long long)(e->m.backoff_ms / 1000));
 }
 
+static void take_partial(struct engine *e);
+
 /* Feed one event; carry out the action; report its outcome as the next event. */
 static void
 dispatch(struct engine *e, enum efsm_event ev, struct efsm_in *in, struct efsm_out *out)
@@ -635,10 +758,18 @@ dispatch(struct engine *e, enum efsm_event ev, struct efsm_in *in, struct efsm_o
 	case EFSM_ACT_CANCEL:
 		cancel_scan(e);
 		return;
+	case EFSM_ACT_EARLY:
+		take_partial(e);
+		if (e->vs == NULL) {
+			out->next = EFSM_NEXT_AGAIN;
+			return;
+		}
+		goto batch;
 	case EFSM_ACT_RETRY:
 		victims_retry(e->vs);
 		/* FALLTHROUGH */
 	case EFSM_ACT_CULL:
+	batch:
 		if (e->batched) {
 			out->next = EFSM_NEXT_AGAIN;
 			return;
@@ -669,7 +800,12 @@ harvest(struct engine *e, struct efsm_out *out)
 	struct efsm_in in;
 	uint64_t v;
 
-	if (!e->thread || !atomic_load_explicit(&e->done, memory_order_acquire))
+	if (!e->thread)
+		return 0;
+	/* Early snapshots wake the loop too: drain, then look. */
+	if (read(e->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		log_warn("cull engine: eventfd read");
+	if (!atomic_load_explicit(&e->done, memory_order_acquire))
 		return 0;
 	pthread_join(e->tid, NULL);
 	e->thread = 0;
@@ -685,6 +821,89 @@ harvest(struct engine *e, struct efsm_out *out)
 	in.scan_ms = scan_stats(e->cur)->ms;
 	dispatch(e, EFSM_EV_SCAN_DONE, &in, out);
 	return 1;
+}
+
+/*
+ * How many of a partial table's oldest candidates are certainly among those
+ * exact LRU would cull (target_early_rank): 0 when the kernel does not ask.
+ * What was culled since the scan started counts as still there, so the
+ * sample and the deficit describe the same cache.
+ */
+static size_t
+early_cut(const struct engine *e, struct scan_result *r)
+{
+	struct fsfree f;
+	struct target t;
+	struct deficit d;
+	struct cand *c = scan_cands(r);
+	uint64_t files = e->culled - e->scan_culled0, blocks, rank;
+	size_t n = scan_ncand(r), k;
+
+	if (!kernel_asks(e) || target_fsfree(e->cachefd, &f) < 0 || f.bsize == 0)
+		return 0;
+	t = run_target(e, &f);
+	blocks = (e->culled_blocks - e->scan_blocks0) * 512 / f.bsize;
+	f.ffree -= files < f.ffree ? files : f.ffree;
+	f.bavail -= blocks < f.bavail ? blocks : f.bavail;
+	target_deficit(&t, &f, &d);
+	rank = target_early_rank(&d, &f, scan_stats(r)->objects);
+	k = rank < n ? (size_t)rank : n;
+	/* Only objects strictly older than the one of that rank. */
+	if (k < n)
+		while (k > 0 && cand_atime(&c[k - 1]) == cand_atime(&c[k]))
+			k--;
+	return k;
+}
+
+/* The machine took the partial table offered: cull from it. */
+static void
+take_partial(struct engine *e)
+{
+	if (e->partial == NULL)
+		return;
+	if (e->vs) {
+		const struct victims_stats *vst = victims_stats(e->vs);
+		e->vgone.vanished += vst->vanished;
+		e->vgone.moved += vst->moved;
+		e->vgone.errors += vst->errors;
+	}
+	victims_free(e->vs);
+	scan_free(e->cur);
+	e->cur = e->partial;
+	e->partial = NULL;
+	e->vs = victims_new(e->cur, e->cachefd);
+	if (!e->early_logged)
+		log_info("cull: culling before the scan ends: %zu of the %llu objects seen so far "
+			 "are certainly among the oldest",
+			 scan_ncand(e->cur), (unsigned long long)scan_stats(e->cur)->objects);
+	else
+		log_debug(1, "cull: partial table: %zu of %llu objects seen", scan_ncand(e->cur),
+			  (unsigned long long)scan_stats(e->cur)->objects);
+	e->early_logged = 1;
+}
+
+/* A running scan published a snapshot: offer its certainly old part to the machine. */
+static void
+early_offer(struct engine *e, struct efsm_out *out)
+{
+	struct scan_result *r;
+	struct efsm_in in;
+	size_t k;
+
+	if (!e->thread || (r = scan_early_take(&e->early)) == NULL)
+		return;
+	k = early_cut(e, r);
+	if (k == 0) {
+		scan_free(r);
+		return;
+	}
+	scan_keep_oldest(r, k);
+	e->partial = r;
+	facts(e, &in);
+	in.partial = k;
+	dispatch(e, EFSM_EV_PARTIAL, &in, out);
+	scan_free(e->partial);	/* not taken */
+	e->partial = NULL;
 }
 
 static enum engine_next
@@ -716,7 +935,8 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 	}
 	if (!e->m.started)
 		event(e, EFSM_EV_START, &out);
-	harvest(e, &out);
+	if (!harvest(e, &out))
+		early_offer(e, &out);
 	facts(e, &in);
 	in.released = st && st->has_released && (st->freleased || st->breleased);
 	dispatch(e, st ? EFSM_EV_KERNEL : EFSM_EV_TIMER, &in, &out);
@@ -820,6 +1040,9 @@ engine_free(struct engine *e)
 	cancel_scan(e);		/* whatever the state: never leave a thread behind */
 	victims_free(e->vs);
 	scan_free(e->cur);
+	scan_free(e->partial);
+	scan_free(scan_early_take(&e->early));
+	pthread_mutex_destroy(&e->early.lock);
 	close(e->evfd);
 	free(e);
 }

@@ -11,12 +11,13 @@
 #include <string.h>
 
 static const char *const state_names[EFSM_NSTATES] = {
-	"idle", "scanning", "culling", "backing off", "retrying busy", "dead", "stopped",
+	"idle", "scanning", "culling", "backing off", "retrying busy", "early culling",
+	"dead", "stopped",
 };
 
 static const char *const event_names[EFSM_NEVENTS] = {
 	"start", "kernel", "goal", "scan done", "scan failed", "batch", "timer",
-	"reload", "rescan", "stop",
+	"reload", "rescan", "stop", "partial",
 };
 
 const char *
@@ -204,6 +205,17 @@ settle(struct efsm *m, const struct efsm_in *in, enum efsm_event ev, struct efsm
 		m->retry_after = now + (now - m->retry_t0) * 10 + EFSM_RETRY_MIN_MS;
 		m->state = EFSM_BACKING_OFF;
 	}
+	/* The scan failed: what the partial table holds is still certain. */
+	if (m->state == EFSM_EARLY_CULLING && !m->scan_running)
+		m->state = EFSM_CULLING;
+	if (m->state == EFSM_EARLY_CULLING) {
+		if (in->left > 0) {
+			cull(ev, EFSM_ACT_CULL, out);
+			return;
+		}
+		m->state = EFSM_SCANNING;
+		return;
+	}
 	if (m->state == EFSM_BACKING_OFF && m->backoff_until != 0) {
 		backing_off(m, in, out);
 		return;
@@ -240,7 +252,8 @@ scan_done(struct efsm *m, const struct efsm_in *in)
 	m->round_culled = 0;
 	/* A new table ends a back-off; if it holds nothing cullable, the next is longer. */
 	m->backoff_until = 0;
-	if (m->state == EFSM_BACKING_OFF || m->state == EFSM_RETRYING_BUSY)
+	if (m->state == EFSM_BACKING_OFF || m->state == EFSM_RETRYING_BUSY ||
+	    m->state == EFSM_EARLY_CULLING)
 		m->state = EFSM_SCANNING;
 	if (m->age_period_ms)
 		m->next_age_scan = in->now_ms + m->age_period_ms;
@@ -322,6 +335,14 @@ efsm_event(struct efsm *m, enum efsm_event ev, const struct efsm_in *in,
 		else
 			m->state = EFSM_SCANNING;
 		return;
+	case EFSM_EV_PARTIAL:
+		if (m->scan_running && in->want && in->partial > 0 && in->left == 0 &&
+		    (m->state == EFSM_SCANNING || m->state == EFSM_EARLY_CULLING)) {
+			m->state = EFSM_EARLY_CULLING;
+			act(out, EFSM_ACT_EARLY, EFSM_NEXT_AGAIN);
+			return;
+		}
+		break;
 	case EFSM_EV_TIMER:
 	case EFSM_NEVENTS:
 		break;

@@ -27,6 +27,9 @@
  *   CULLING,       RESCAN, no scan running               -> same, SCAN (culling goes on
  *   RETRYING_BUSY                                           from the old table: again)
  *   other          RESCAN, no scan running               -> SCANNING, SCAN
+ *   SCANNING,      PARTIAL, scan running, want, partial > 0, -> EARLY_CULLING, EARLY (take
+ *   EARLY_CULLING  nothing left                                the partial table, a batch)
+ *   other          PARTIAL                               -> (settled as below; dropped)
  *   any            SCAN_DONE                             -> new table, back-off ended, then:
  *   any            SCAN_FAILED, want, nothing left       -> BACKING_OFF (timer; no retry now)
  *   any            SCAN_FAILED, no want                  -> IDLE; next age scan a period on
@@ -42,6 +45,10 @@
  *   RETRYING_BUSY  want, left > 0                        -> RETRYING_BUSY, CULL
  *   RETRYING_BUSY  want, pass over                       -> BACKING_OFF (retry gap grows)
  *   RETRYING_BUSY  BATCH that culled something           -> CULLING
+ *   EARLY_CULLING  want, left > 0                        -> EARLY_CULLING, CULL
+ *   EARLY_CULLING  scan running, nothing left            -> SCANNING (the next partial
+ *                                                           table, or the full one)
+ *   EARLY_CULLING  no scan running (it failed)           -> CULLING, then as below
  *   other          want, left > 0                        -> CULLING, CULL
  *   other          want, scan running                    -> SCANNING (its descriptor wakes)
  *   other          want, table missing, stale, older     -> SCANNING, SCAN
@@ -49,6 +56,12 @@
  *   other          want, otherwise                       -> BACKING_OFF (30 s doubling to
  *                                                           10 min; goals asked from
  *                                                           outside are exhausted)
+ *
+ * A partial table (PARTIAL) holds only objects a running scan has seen
+ * that are certainly among those exact LRU would cull (target.h,
+ * target_early_rank); the engine offers one only when culling early is on.
+ * SCAN_DONE replaces it with the full table: EARLY_CULLING becomes
+ * SCANNING and then CULLING as above.
  *
  * A batch is never run twice in one step: after BATCH the machine answers
  * "again" rather than CULL, so the loop serves signals and the device in
@@ -66,6 +79,7 @@ enum efsm_state {
 	EFSM_CULLING,		/* a goal is unmet and candidates are left */
 	EFSM_BACKING_OFF,	/* a goal is unmet and nothing known is cullable */
 	EFSM_RETRYING_BUSY,	/* objects were released: the busy ones once more */
+	EFSM_EARLY_CULLING,	/* culling from a partial table while the scan runs */
 	EFSM_DEAD,		/* the cache died */
 	EFSM_STOPPED,		/* the engine was stopped */
 	EFSM_NSTATES
@@ -82,6 +96,7 @@ enum efsm_event {
 	EFSM_EV_RELOAD,		/* settings changed */
 	EFSM_EV_RESCAN,		/* a scan was asked for from outside */
 	EFSM_EV_STOP,
+	EFSM_EV_PARTIAL,	/* a running scan offers a partial table */
 	EFSM_NEVENTS
 };
 
@@ -91,6 +106,7 @@ enum efsm_action {
 	EFSM_ACT_CULL,		/* one batch, oldest first */
 	EFSM_ACT_RETRY,		/* a new pass over the busy ones, then a batch */
 	EFSM_ACT_CANCEL,	/* cancel the scan and wait for it */
+	EFSM_ACT_EARLY,		/* take the partial table, then one batch */
 };
 
 enum efsm_next {
@@ -112,6 +128,8 @@ struct efsm_in {
 	/* BATCH */
 	uint64_t culled;
 	int dead;
+	/* PARTIAL: candidates in the partial table offered */
+	size_t partial;
 	/* RELOAD */
 	uint64_t age_period_ms;
 };

@@ -31,5 +31,7 @@ if grep -E '^allow cachefilesd_t cachefiles_var_t:file' "$te" | grep -Eq '\b(rea
 else
 	ok "the daemon domain cannot read or write cache data"
 fi
+check_grep "the kept state file is labelled" '^/var/cache/fscache/cachefilesd[^ ]*state.*cachefilesd_state_t' selinux/cachefilesd.fc
+check_grep "the kept state is created with its own type" 'type_transition cachefilesd_t cachefiles_var_t:file cachefilesd_state_t "cachefilesd.state.tmp"' "$te"
 check_grep "secctx override is allowed" 'cachefiles_kernel_t:kernel_service use_as_override' "$te"
 tap_done

@@ -10,6 +10,13 @@
  * starts.  A test thus holds the first scan for as long as it likes and
  * checks what the daemon does meanwhile: bind, READY=1, no wait for a scan
  * (tests/integ/lifecycle-notify.sh).
+ *
+ * And the early gate: when $CFSIM_EARLY_GATE names a path, a scan that
+ * publishes an early snapshot (scan.h) hands it to the engine and then
+ * holds the worker that published it until that path exists (or the scan
+ * is cancelled).  With scan_threads 1 the scan stands still after its first
+ * snapshot: a test checks what the daemon culls before the scan ends
+ * (tests/integ/cull-early.sh).
  */
 #include "cull/scan.h"
 #include "daemon/daemon.h"
@@ -26,11 +33,34 @@ struct scan_result *__real_scan_run(int rootfd, const struct scan_opts *opt,
 struct scan_result *__wrap_scan_run(int rootfd, const struct scan_opts *opt,
 				    struct scan_progress *prog);
 
+static void (*early_notify)(void *arg);
+static const atomic_int *early_cancel;
+
+static void
+early_hold(void *arg)
+{
+	const char *gate = getenv("CFSIM_EARLY_GATE");
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	if (early_notify != NULL)
+		early_notify(arg);
+	while (gate != NULL && gate[0] != '\0' && access(gate, F_OK) != 0 &&
+	       !(early_cancel != NULL && atomic_load(early_cancel)))
+		nanosleep(&tick, NULL);
+}
+
 struct scan_result *
 __wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 {
 	const char *gate = getenv("CFSIM_SCAN_GATE");
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	/* No worker runs yet: the engine's notify is swapped for the holding one. */
+	if (opt->early != NULL && opt->early->notify != early_hold) {
+		early_notify = opt->early->notify;
+		opt->early->notify = early_hold;
+	}
+	early_cancel = opt->cancel;
 
 	while (gate != NULL && gate[0] != '\0' && access(gate, F_OK) != 0 &&
 	       !(opt->cancel != NULL && atomic_load(opt->cancel)))

@@ -274,19 +274,23 @@ client_main(int argc, char **argv)
 }
 
 /*
- * "cfsim populate DIR N KB": N cache-like files DIR/@xx/D<i> of KB KiB
- * (written, so that they take blocks), their atimes one minute apart from a
- * day ago, oldest first; quicker than a shell loop for hundreds of files.
+ * "cfsim populate DIR N KB [FANOUT]": N cache-like files DIR/@xx/D<i> of KB
+ * KiB (written, so that they take blocks), object i in fan-out directory
+ * i % FANOUT (default 4, at most 256), their atimes one minute apart from a
+ * day ago (ten days with a FANOUT given), oldest first; quicker than a
+ * shell loop for hundreds of files.
  */
 int
 populate_main(int argc, char **argv)
 {
 	static char block[1024];
-	time_t base = time(NULL) - 86400;
-	long n, kb;
+	time_t base = time(NULL) - (argc == 5 ? 10 : 1) * 86400;
+	long n, kb, fan = 4;
 
-	if (argc != 4 || (n = strtol(argv[2], NULL, 10)) < 0 || (kb = strtol(argv[3], NULL, 10)) < 0) {
-		fprintf(stderr, "usage: cfsim populate DIR N KB\n");
+	if ((argc != 4 && argc != 5) || (n = strtol(argv[2], NULL, 10)) < 0 ||
+	    (kb = strtol(argv[3], NULL, 10)) < 0 ||
+	    (argc == 5 && ((fan = strtol(argv[4], NULL, 10)) < 1 || fan > 256))) {
+		fprintf(stderr, "usage: cfsim populate DIR N KB [FANOUT]\n");
 		return 2;
 	}
 	for (long i = 0; i < n; i++) {
@@ -294,13 +298,13 @@ populate_main(int argc, char **argv)
 		struct timespec ts[2];
 		int fd;
 
-		if (snprintf(path, sizeof(path), "%s/@%02lx", argv[1], i % 4) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s/@%02lx", argv[1], i % fan) >= (int)sizeof(path))
 			return 1;
 		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
 			fprintf(stderr, "cfsim: %s: mkdir: %s\n", path, strerror(errno));
 			return 1;
 		}
-		if (snprintf(path, sizeof(path), "%s/@%02lx/D%ld", argv[1], i % 4, i) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s/@%02lx/D%ld", argv[1], i % fan, i) >= (int)sizeof(path))
 			return 1;
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0) {

@@ -105,6 +105,8 @@ test_defaults(void **state)
 	assert_int_equal(cfg.cull_age, 0);
 	assert_int_equal(cfg.cull_memory, 256ULL << 20);
 	assert_int_equal(cfg.scan_threads, 4);
+	assert_int_equal(cfg.cull_early, 1);
+	assert_int_equal(cfg.state_file, 1);
 	assert_int_equal(cfg.given, 0);
 }
 
@@ -147,6 +149,8 @@ test_every_directive(void **state)
 		  "cull_age 2h\n"
 		  "cull_memory 1G\n"
 		  "scan_threads 64\n"
+		  "cull_early no\n"
+		  "state_file no\n"
 		  "control_socket /run/cfd/ctl\n"
 		  "metrics_file /var/lib/m.prom\n");
 	assert_string_equal(cfg.dir, "/srv/cache dir");
@@ -166,6 +170,8 @@ test_every_directive(void **state)
 	assert_int_equal(cfg.cull_age, 7200);
 	assert_int_equal(cfg.cull_memory, 1ULL << 30);
 	assert_int_equal(cfg.scan_threads, 64);
+	assert_int_equal(cfg.cull_early, 0);
+	assert_int_equal(cfg.state_file, 0);
 	assert_string_equal(cfg.control_socket, "/run/cfd/ctl");
 	assert_string_equal(cfg.metrics_file, "/var/lib/m.prom");
 	for (i = 0; i < config_ndirectives(); i++)
@@ -309,6 +315,8 @@ test_error_messages(void **state)
 		{ "dir /c\nscan_threads 65\n", "t.conf:2: scan_threads: '65' is out of range (1 to 64)" },
 		{ "dir /c\nscan_threads four\n", "t.conf:2: scan_threads: 'four' is not a "
 		  "whole decimal number" },
+		{ "dir /c\ncull_early 1\n", "t.conf:2: cull_early: '1' is neither yes nor no" },
+		{ "dir /c\ncull_early\n", "t.conf:2: 'cull_early' needs an argument: cull_early yes|no" },
 		{ "dir /c\ndebug 0x100000000\n", "t.conf:2: debug: '0x100000000' is out of "
 		  "range (0x0 to 0xffffffff)" },
 		{ "dir /c\ndebug -1\n", "t.conf:2: debug: '-1' is not a number (decimal, 0x "
@@ -480,7 +488,8 @@ test_every_duplicate(void **state)
 		"dir /c", "tag t", "secctx s", "brun 8%", "bcull 4%", "bstop 2%",
 		"frun 8%", "fcull 4%", "fstop 2%", "culltable 13", "nocull",
 		"resume_thresholds - -", "debug 1", "cull_age 1d",
-		"cull_memory 2M", "scan_threads 2", "control_socket /s",
+		"cull_memory 2M", "scan_threads 2", "cull_early no", "state_file no",
+		"control_socket /s",
 		"metrics_file /m",
 	};
 	struct config cfg;
@@ -649,6 +658,8 @@ test_dump_defaults(void **state)
 		"cull_age 0\n"
 		"cull_memory 256M\n"
 		"scan_threads 4\n"
+		"cull_early yes\n"
+		"state_file yes\n"
 		"control_socket /run/cachefilesd/control\n"
 		"# metrics_file not set: no metrics file\n");
 	free(d);
@@ -663,7 +674,7 @@ test_dump_round_trip(void **state)
 		"dir /a b\ntag t\nsecctx x:y\nbrun 30%\nbcull 20%\nbstop 0%\n"
 		"frun 99%\nfcull 98%\nfstop 97%\nculltable 17\nnocull\n"
 		"resume_thresholds 12 -\ndebug 255\ncull_age 90m\n"
-		"cull_memory 1048577\nscan_threads 1\ncontrol_socket none\n"
+		"cull_memory 1048577\nscan_threads 1\ncull_early no\nstate_file no\ncontrol_socket none\n"
 		"metrics_file /m/x.prom\n",
 		"dir /c\ncull_age 1440m\ncull_memory 2048K\nresume_thresholds 3 4\n",
 		"dir /c\ncull_age 14d\ncull_memory 64G\n",

@@ -41,6 +41,7 @@ ev(struct rig *r, enum efsm_event e)
 	r->in.released = 0;
 	r->in.culled = 0;
 	r->in.dead = 0;
+	r->in.partial = 0;
 }
 
 static void
@@ -420,6 +421,114 @@ test_goal_asked_rescans_an_older_table(void **state)
 	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
 }
 
+/* PARTIAL: a running scan offers a table of n objects certainly among the oldest. */
+static void
+partial(struct rig *r, size_t n)
+{
+	r->in.partial = n;
+	ev(r, EFSM_EV_PARTIAL);
+}
+
+static void
+test_early_culling_from_partial_tables(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	r.in.want = 1;
+	ev(&r, EFSM_EV_START);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* Nothing certain yet: the offer is dropped, still waiting for the scan. */
+	partial(&r, 0);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	/* A partial table: take it and cull, the scan still running. */
+	partial(&r, 50);
+	expect(&r, EFSM_EARLY_CULLING, EFSM_ACT_EARLY, EFSM_NEXT_AGAIN);
+	assert_int_equal(r.m.scan_running, 1);
+	r.in.left = 50;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_EARLY_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	/* A newer offer while candidates are left: dropped, culling goes on. */
+	r.in.left = 20;
+	r.in.culled = 30;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_EARLY_CULLING, EFSM_ACT_NONE, EFSM_NEXT_AGAIN);
+	partial(&r, 80);
+	expect(&r, EFSM_EARLY_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	/* The partial table ran out: wait for the next one, never back off or rescan. */
+	r.in.left = 0;
+	r.in.culled = 20;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	assert_int_equal(r.m.backoff_until, 0);
+	partial(&r, 30);
+	expect(&r, EFSM_EARLY_CULLING, EFSM_ACT_EARLY, EFSM_NEXT_AGAIN);
+	/* The scan ends: the full table replaces the partial one, exact LRU again. */
+	r.in.now_ms += 500;
+	scan_done(&r, 100, 0, 500);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	assert_int_equal(r.m.scan_running, 0);
+	assert_int_equal(r.m.round_culled, 0);
+	/* An offer with no scan running (a late snapshot) is never taken. */
+	r.in.left = 0;
+	partial(&r, 10);
+	assert_int_not_equal(r.out.act, EFSM_ACT_EARLY);
+	assert_string_equal(efsm_event_name(EFSM_EV_PARTIAL), "partial");
+	assert_string_equal(efsm_state_name(EFSM_EARLY_CULLING), "early culling");
+}
+
+static void
+test_early_culling_only_when_wanted_and_waiting(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	/* Nobody asks: no early culling. */
+	rig_init(&r, 0);
+	ev(&r, EFSM_EV_START);
+	partial(&r, 10);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	/* The goal is met while culling early: idle until the scan ends. */
+	rig_init(&r, 0);
+	r.in.want = 1;
+	ev(&r, EFSM_EV_START);
+	partial(&r, 10);
+	r.in.left = 10;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_EARLY_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	r.in.want = 0;
+	r.in.left = 5;
+	r.in.culled = 5;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+	/* A rescan asked while culling from a full table: its offers are not taken. */
+	rig_init(&r, 0);
+	culling(&r, 10);
+	ev(&r, EFSM_EV_RESCAN);
+	expect(&r, EFSM_CULLING, EFSM_ACT_SCAN, EFSM_NEXT_AGAIN);
+	partial(&r, 10);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	/* The scan fails while culling early: the partial table still serves, then back off. */
+	rig_init(&r, 0);
+	r.in.want = 1;
+	ev(&r, EFSM_EV_START);
+	partial(&r, 10);
+	r.in.left = 10;
+	ev(&r, EFSM_EV_SCAN_FAILED);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	r.in.left = 0;
+	ev(&r, EFSM_EV_SCAN_FAILED);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	/* Stop while culling early cancels the scan. */
+	rig_init(&r, 0);
+	r.in.want = 1;
+	ev(&r, EFSM_EV_START);
+	partial(&r, 10);
+	ev(&r, EFSM_EV_STOP);
+	expect(&r, EFSM_STOPPED, EFSM_ACT_CANCEL, EFSM_NEXT_IDLE);
+}
+
 static void
 test_every_state_is_reached(void **state)
 {
@@ -448,6 +557,11 @@ test_every_state_is_reached(void **state)
 	rig_init(&r, 0);
 	ev(&r, EFSM_EV_START);
 	scan_done(&r, 0, 0, 1);
+	seen[r.m.state] = 1;
+	rig_init(&r, 0);
+	r.in.want = 1;
+	ev(&r, EFSM_EV_START);
+	partial(&r, 1);
 	seen[r.m.state] = 1;
 	for (s = 0; s < EFSM_NSTATES; s++) {
 		if (!seen[s])
@@ -531,6 +645,8 @@ main(void)
 		cmocka_unit_test(test_dead_cache_is_final),
 		cmocka_unit_test(test_age_limit_culls_and_rescans_periodically),
 		cmocka_unit_test(test_goal_asked_rescans_an_older_table),
+		cmocka_unit_test(test_early_culling_from_partial_tables),
+		cmocka_unit_test(test_early_culling_only_when_wanted_and_waiting),
 		cmocka_unit_test(test_every_state_is_reached),
 	};
 

@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,65 @@ scan(size_t k, unsigned threads)
 	close(fd);
 	assert_non_null(r);
 	return r;
+}
+
+static void
+count_notify(void *arg)
+{
+	__atomic_fetch_add((int *)arg, 1, __ATOMIC_RELAXED);
+}
+
+/* Scan with early snapshots; returns how many were published. */
+static int
+scan_early(void)
+{
+	int notified = 0, fd = cache_fd();
+	struct scan_early ea = { .notify = count_notify, .arg = &notified };
+	struct scan_opts o = { .max_candidates = 100000, .threads = 1, .seed = 7, .early = &ea };
+	struct scan_result *r, *snap;
+
+	pthread_mutex_init(&ea.lock, NULL);
+	r = scan_run(fd, &o, NULL);
+	close(fd);
+	assert_non_null(r);
+	snap = scan_early_take(&ea);
+	if (notified > 0) {
+		/* Sorted, within what the scan saw, directories in its table. */
+		size_t i;
+
+		assert_non_null(snap);
+		assert_true(scan_stats(snap)->partial);
+		assert_true(scan_stats(snap)->objects < scan_stats(r)->objects);
+		for (i = 1; i < scan_ncand(snap); i++)
+			assert_true(cand_cmp(&scan_cands(snap)[i - 1], &scan_cands(snap)[i]) <= 0);
+		for (i = 0; i < scan_ncand(snap); i++)
+			assert_true(scan_dir_data(snap, scan_cands(snap)[i].dir));
+	}
+	scan_free(snap);
+	scan_free(r);
+	pthread_mutex_destroy(&ea.lock);
+	return notified;
+}
+
+/* Early snapshots: only where the sample is uniform (data at one depth). */
+static void
+test_early_snapshots(void **state)
+{
+	char rel[64];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 32 * 20; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/D%d", i % 32, i);
+		obj(rel, now - 86400 + i, 0);
+	}
+	assert_true(scan_early() > 0);
+	/* The old layout: data below the fan-outs too, so never a snapshot. */
+	for (i = 0; i < 32; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/+k/D%d", i, i);
+		obj(rel, now - 86400 + i, 0);
+	}
+	assert_int_equal(scan_early(), 0);
 }
 
 static int
@@ -782,6 +842,7 @@ main(void)
 		cmocka_unit_test(test_size_buckets),
 		cmocka_unit_test_setup_teardown(test_volume_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_early_snapshots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_never_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsendable_and_foreign, setup, teardown),

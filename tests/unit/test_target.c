@@ -163,6 +163,90 @@ test_fsfree(void **state)
 	assert_int_equal(target_fsfree(-1, &f), -1);
 }
 
+/* The rank below which a sample's objects certainly must go. */
+static void
+test_early_rank(void **state)
+{
+	struct fsfree f = { .blocks = 1000000, .bavail = 500000, .files = 200000,
+			    .ffree = 100000, .bsize = 4096 };
+	struct deficit d = { 0, 10000 };	/* a tenth of the used files */
+	uint64_t r;
+
+	(void)state;
+	assert_int_equal(target_early_rank(&d, &f, TARGET_EARLY_MIN_SAMPLE - 1), 0);
+	/* q = 0.1, n = 10000: 1000 less sqrt(ln(200) / 2 * 10000) = 162.8 */
+	r = target_early_rank(&d, &f, 10000);
+	assert_in_range(r, 836, 838);
+	/* A small sample says nothing sure: 25.6 less a margin of 26. */
+	assert_int_equal(target_early_rank(&d, &f, 256), 0);
+	/* The blocks deficit is a larger share: it rules. */
+	d.blocks = 100000;	/* a fifth of the used blocks */
+	r = target_early_rank(&d, &f, 10000);
+	assert_in_range(r, 1836, 1838);
+	assert_int_equal(target_early_rank(&d, &f, 300), 31);
+	/* Nothing wanted, nothing certain. */
+	d.blocks = d.files = 0;
+	assert_int_equal(target_early_rank(&d, &f, 10000), 0);
+	/* No inode counts (some filesystems): the blocks alone. */
+	f.files = f.ffree = 0;
+	d.files = 5;
+	assert_int_equal(target_early_rank(&d, &f, 10000), 0);
+	/* Everything must go: the whole sample less the margin. */
+	f.files = 200000;
+	f.ffree = 100000;
+	d.files = 200000;
+	r = target_early_rank(&d, &f, 10000);
+	assert_in_range(r, 9836, 9838);
+}
+
+/*
+ * The bound holds: uniform samples of a cache of N objects whose atimes
+ * are their ranks; the objects each sample marks as certain must all be
+ * older than the true cut-off in at least 99 % of the trials (DKW: 1 %).
+ */
+static void
+test_early_rank_is_a_lower_bound(void **state)
+{
+	enum { N = 20000, TRIALS = 400 };
+	static uint32_t pop[N];
+	struct fsfree f = { .blocks = 1, .bavail = 1, .files = N, .ffree = 0, .bsize = 4096 };
+	uint64_t x = 88172645463325252ull;
+	unsigned trial, wrong = 0, useful = 0;
+	size_t i;
+
+	(void)state;
+	for (trial = 0; trial < TRIALS; trial++) {
+		size_t n = 500 + trial * 10, k = N / 10 + trial * 20, below = 0;
+		struct deficit d = { 0, k };
+		uint64_t r;
+
+		for (i = 0; i < N; i++)
+			pop[i] = (uint32_t)i;
+		/* A uniform sample without replacement: the first n of a shuffle. */
+		for (i = 0; i < n; i++) {
+			size_t j;
+			uint32_t t;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			j = i + (size_t)(x % (N - i));
+			t = pop[i];
+			pop[i] = pop[j];
+			pop[j] = t;
+		}
+		r = target_early_rank(&d, &f, n);
+		/* The sample's r oldest are those of rank < r; all must be under k. */
+		for (i = 0; i < n; i++)
+			below += pop[i] < k;
+		useful += r > 0;
+		if (r > below)
+			wrong++;
+	}
+	assert_true(wrong <= TRIALS / 100);
+	assert_true(useful > TRIALS / 2);
+}
+
 int
 main(void)
 {
@@ -175,6 +259,8 @@ main(void)
 		cmocka_unit_test(test_mean_from_usage),
 		cmocka_unit_test(test_no_overflow),
 		cmocka_unit_test(test_fsfree),
+		cmocka_unit_test(test_early_rank),
+		cmocka_unit_test(test_early_rank_is_a_lower_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
