@@ -14,6 +14,7 @@
 #   make deps       install the Debian packages needed to build and test
 #   make selinux    the SELinux policy module;  make deb: a Debian package
 #   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR CACHEDIR
+#                   (AppArmor profiles go to SYSCONFDIR/apparmor.d)
 
 VERSION    := 1.0.0
 PREFIX     ?= /usr
@@ -266,6 +267,9 @@ install: all
 	    install -m 0644 config/cachefilesd.conf $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf
 	sed 's,@SBINDIR@,$(SBINDIR),g' config/cachefilesd.service > $(DESTDIR)$(UNITDIR)/cachefilesd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cachefilesd.service
+	install -d $(DESTDIR)$(SYSCONFDIR)/apparmor.d
+	install -m 0644 packaging/apparmor/usr.sbin.cachefilesd \
+	    packaging/apparmor/usr.sbin.cachefiles-cull $(DESTDIR)$(SYSCONFDIR)/apparmor.d/
 
 clean:
 	rm -rf build build-san cachefilesd cachefiles-cull
