@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The "system" layer of tests/run.sh: the project's Debian package installed
+# with dpkg -i in a Debian 12 root filesystem made by mmdebstrap, booted with
+# Debian's kernel and systemd as PID 1 under QEMU, the scenarios of
+# tests/system/guest.sh checked from inside by a unit of the harness.  One
+# boot under AppArmor (Debian's default), one under SELinux enforcing when
+# SYS_SELINUX=1 (tests/system/README.md).  Prints TAP.
+#
+#   BUILD            build directory; images are cached in $BUILD/system
+#   SYS_DEB          the .deb to test (default: the newest $BUILD/deb/*.deb,
+#                    built with "make deb BUILD=$BUILD" when there is none)
+#   SYS_TIMEOUT      seconds one boot may take (default 420)
+set -u
+cd "$(dirname "$0")/../.."
+TOP=$PWD
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/system/image.sh"
+SYS_TIMEOUT=${SYS_TIMEOUT:-420}
+NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge"
+
+skip_all() {
+	for n in $NAMES; do skip "system/$n" "$1"; done
+	exit 0
+}
+
+mkdir -p "$SYS_WORK"
+sys_deps || true
+why=$(sys_unusable)
+[ -n "$why" ] && skip_all "$why"
+
+t_start=$(date +%s)
+deb=${SYS_DEB:-$(ls -t "$BUILD"/deb/cachefilesd_*.deb 2>/dev/null | head -1)}
+if [ -z "$deb" ]; then
+	note "no .deb in $BUILD/deb: make deb BUILD=$BUILD (without its check)"
+	DEB_BUILD_OPTIONS=nocheck nice make -s deb BUILD="$BUILD" > "$SYS_WORK/make-deb.log" 2>&1
+	deb=$(ls -t "$BUILD"/deb/cachefilesd_*.deb 2>/dev/null | head -1)
+	[ -n "$deb" ] || skip_all "no package: make deb failed ($(tail -1 "$SYS_WORK/make-deb.log"))"
+fi
+note "package under test: $deb"
+img=$(sys_image "$deb") || { not_ok "system: building the root image (see $SYS_WORK/*.log)"; exit 1; }
+sys_data
+note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
+
+# boot NAME LSM-CMDLINE LSM: one boot, then its TAP under system/NAME.
+boot() {
+	bd=$SYS_WORK/boot-$1
+	rm -rf "$bd"; mkdir -p "$bd/out"
+	cp "$SYS_HERE/guest.sh" "$bd/out/guest.sh"
+	echo "LSM=$3" > "$bd/out/params"
+	s=$(date +%s)
+	sys_boot "$img" "$bd" "$SYS_TIMEOUT" "$2"
+	rc=$?
+	secs=$(( $(date +%s) - s ))
+	note "boot $1 ($2): QEMU status $rc after ${secs}s; harness started at guest uptime $(sed -n 's/harness: start at uptime //p' "$bd/out/harness.log" 2>/dev/null)s; $(head -1 "$bd/out/boot-time.txt" 2>/dev/null)"
+	if [ ! -f "$bd/out/done" ]; then
+		not_ok "system/$1: the guest did not finish its scenarios (QEMU status $rc$([ $rc = 124 ] && echo ", time-out ${SYS_TIMEOUT}s"))"
+		[ -f "$bd/out/scenarios.tap" ] && sed -n 's/^\(ok\|not ok\) [0-9]* - /\1 - system\/'"$1"': /p' "$bd/out/scenarios.tap"
+		tail -n 15 "$bd/console.log" | sed 's/^/#   console: /'
+		return 1
+	fi
+	sed -e 's/^\(ok\|not ok\) [0-9]* - /\1 - system\/'"$1"': /' -e '/^1\.\./d' "$bd/out/scenarios.tap"
+	grep -q '^not ok' "$bd/out/scenarios.tap" && {
+		TAP_FAILED=$((TAP_FAILED + 1))
+		note "guest log: $bd/out/guest.log, journal: $bd/out/journal.txt"
+	}
+	[ -s "$bd/out/failed-units.txt" ] && note "failed units at boot: $(tr -s ' ' < "$bd/out/failed-units.txt" | cut -d' ' -f2 | tr '\n' ' ')"
+	return 0
+}
+
+boot apparmor "apparmor=1 security=apparmor" apparmor
+if [ "${SYS_SELINUX:-0}" = 1 ]; then
+	boot selinux "security=selinux selinux=1 enforcing=1" selinux
+else
+	skip "system/selinux: the daemon in cachefilesd_t, enforcing" \
+		"the SELinux boot is not built yet (SYS_SELINUX=1; tests/system/README.md)"
+fi
+note "system layer took $(( $(date +%s) - t_start ))s"
+tap_done
