@@ -39,6 +39,18 @@ bound_more() { [ "$(nregistered)" -gt "$1" ]; }
 log "LSM=$LSM kernel $(uname -r); $(cat /proc/cmdline)"
 diag "guest up at $(up) s, boot: $(cat /out/boot-time.txt 2>/dev/null | head -1)"
 
+# The SELinux boot: the cache disks are fresh filesystems, labelled here
+# (the root one was labelled by setfiles at image build time), and the
+# kernel module acts for the cache as cachefiles_kernel_t (secctx,
+# selinux/README.md).
+if [ "$LSM" = selinux ]; then
+	log "getenforce: $(getenforce 2>&1); sestatus: $(sestatus 2>&1 | tr '\n' '|')"
+	restorecon -R /var/cache/fscache >&2
+	grep -q '^secctx' "$CONF" || echo "secctx system_u:system_r:cachefiles_kernel_t:s0" >> "$CONF"
+	systemctl stop cachefilesd
+	ls -Zd /var/cache/fscache /usr/sbin/cachefilesd /etc/cachefilesd.conf >&2
+fi
+
 # ---------------------------------------------------------------- start
 systemctl start cachefilesd
 check "start: systemctl start cachefilesd leaves the unit active" active
@@ -229,6 +241,10 @@ sed "s,^dir .*,dir $ALT," /tmp/conf.orig > "$CONF"
 if [ "$LSM" = apparmor ]; then
 	printf '%s/ rw,\n%s/** rwlk,\n' "$ALT" "$ALT" > /etc/apparmor.d/local/usr.sbin.cachefilesd
 	apparmor_parser -r /etc/apparmor.d/usr.sbin.cachefilesd
+elif [ "$LSM" = selinux ]; then
+	# selinux/README.md: semanage fcontext + restorecon; semanage is not in
+	# the image, chcon gives the same label for this boot.
+	chcon -R -t cachefilesd_cache_t "$ALT"
 fi
 systemctl daemon-reload
 n0=$(nregistered)

@@ -22,7 +22,11 @@ sys_log() { echo "system: $*" >&2; }
 
 sys_hash() { sha256sum | cut -c1-16; }
 
-sys_packages() { grep -v '^#' "$SYS_HERE/packages" | grep . | paste -sd, -; }
+# sys_packages [selinux]: the package list of the image (flavour).
+sys_packages() {
+	{ cat "$SYS_HERE/packages"; [ "${1:-}" = selinux ] && cat "$SYS_HERE/packages-selinux"; } |
+		grep -v '^#' | grep . | paste -sd, -
+}
 
 # Why the layer cannot run here, or nothing.
 sys_unusable() {
@@ -57,14 +61,15 @@ sys_deps() {
 		$need >/dev/null 2>&1 || { sys_log "apt-get install$need failed"; return 1; }
 }
 
-# sys_base: the cached mmdebstrap tarball; prints its path.
+# sys_base [FLAVOUR]: the cached mmdebstrap tarball; prints its path.
 sys_base() {
-	h=$( (echo "$SYS_SUITE minbase"; sys_packages) | sys_hash)
-	t=$SYS_WORK/base-$h.tar
+	fl=${1:-apparmor}
+	h=$( (echo "$SYS_SUITE minbase"; sys_packages "$fl") | sys_hash)
+	t=$SYS_WORK/base-$fl-$h.tar
 	if [ ! -s "$t" ]; then
-		sys_log "mmdebstrap $SYS_SUITE (package list changed or first run)"
-		rm -f "$SYS_WORK"/base-*.tar
-		nice mmdebstrap --quiet --format=tar --variant=minbase --include="$(sys_packages)" \
+		sys_log "mmdebstrap $SYS_SUITE for $fl (package list changed or first run)"
+		rm -f "$SYS_WORK"/base-$fl-*.tar
+		nice mmdebstrap --quiet --format=tar --variant=minbase --include="$(sys_packages "$fl")" \
 			"$SYS_SUITE" "$t.tmp" >"$SYS_WORK/mmdebstrap.log" 2>&1 ||
 			{ sys_log "mmdebstrap failed: $(tail -3 "$SYS_WORK/mmdebstrap.log")"; rm -f "$t.tmp"; return 1; }
 		mv "$t.tmp" "$t"
@@ -77,17 +82,20 @@ sys_base() {
 # 9p, virtio and their dependencies.  depmod runs in the image.
 SYS_MODDIRS="kernel/fs kernel/net/9p kernel/drivers/virtio kernel/drivers/block kernel/lib kernel/crypto kernel/arch kernel/drivers/char"
 
-# sys_image DEB: the cached root image for this .deb; prints its path.
+# sys_image DEB [FLAVOUR [PP]]: the cached root image for this .deb;
+# prints its path.  FLAVOUR selinux: the policy packages too, the module PP
+# loaded with semodule at priority 400, the tree labelled with setfiles.
 sys_image() {
-	deb=$1
-	base=$(sys_base) || return 1
+	deb=$1 fl=${2:-apparmor} pp=${3:-}
+	base=$(sys_base "$fl") || return 1
 	kver=$(sys_kver)
 	h=$( (echo "$base $kver"; sha256sum "$deb" | cut -d' ' -f1;
+	      [ -n "$pp" ] && sha256sum "$pp" | cut -d' ' -f1;
 	      cat "$SYS_HERE"/image/*) | sys_hash)
-	img=$SYS_WORK/root-$h.img
+	img=$SYS_WORK/root-$fl-$h.img
 	[ -s "$img" ] && { echo "$img"; return 0; }
 	sys_log "building root image $img"
-	rm -f "$SYS_WORK"/root-*.img
+	rm -f "$SYS_WORK"/root-$fl-*.img
 	r=$SYS_WORK/rootdir
 	rm -rf "$r"; mkdir -p "$r"
 	tar -C "$r" --numeric-owner --xattrs --xattrs-include='*' -xpf "$base" || return 1
@@ -122,6 +130,19 @@ sys_image() {
 	done
 	# Root without a password would only matter on a console nobody uses.
 	sed -i 's/^root:[^:]*:/root:*:/' "$r/etc/shadow"
+	if [ "$fl" = selinux ]; then
+		cp "$pp" "$r/tmp/cachefilesd.pp"
+		# setfiles labels through /proc/self/fd: it needs /proc in the chroot.
+		mount -t proc proc "$r/proc" || return 1
+		{ chroot "$r" semodule -n -X 400 -i /tmp/cachefilesd.pp &&
+		  sed -i 's/^SELINUX=.*/SELINUX=enforcing/' "$r/etc/selinux/config" &&
+		  chroot "$r" setfiles -F -e /proc /etc/selinux/default/contexts/files/file_contexts / ; } \
+			>"$SYS_WORK/selinux.log" 2>&1
+		rc=$?
+		umount "$r/proc"
+		[ $rc = 0 ] || { sys_log "semodule/setfiles failed: $(tail -5 "$SYS_WORK/selinux.log")"; return 1; }
+		rm -f "$r/tmp/cachefilesd.pp"
+	fi
 	nice mkfs.ext4 -q -F -L cfsys-root -d "$r" "$img.tmp" 1536M >"$SYS_WORK/mkfs.log" 2>&1 ||
 		{ sys_log "mkfs.ext4 -d failed: $(tail -3 "$SYS_WORK/mkfs.log")"; rm -f "$img.tmp"; return 1; }
 	mv "$img.tmp" "$img"
