@@ -91,7 +91,7 @@ sys_image() {
 	kver=$(sys_kver)
 	h=$( (echo "$base $kver"; sha256sum "$deb" | cut -d' ' -f1;
 	      [ -n "$pp" ] && sha256sum "$pp" | cut -d' ' -f1;
-	      cat "$SYS_HERE"/image/*) | sys_hash)
+	      cat "$SYS_HERE"/image/* "$SYS_HERE"/selinux/*) | sys_hash)
 	img=$SYS_WORK/root-$fl-$h.img
 	[ -s "$img" ] && { echo "$img"; return 0; }
 	sys_log "building root image $img"
@@ -132,16 +132,24 @@ sys_image() {
 	sed -i 's/^root:[^:]*:/root:*:/' "$r/etc/shadow"
 	if [ "$fl" = selinux ]; then
 		cp "$pp" "$r/tmp/cachefilesd.pp"
+		# The harness's permissive domain (tests/system/selinux/).
+		t=$SYS_WORK/cfsystest
+		rm -rf "$t"; mkdir -p "$t"
+		cp "$SYS_HERE"/selinux/cfsystest.* "$t/"
+		make -s -C "$t" -f /usr/share/selinux/devel/Makefile cfsystest.pp >"$SYS_WORK/selinux.log" 2>&1 ||
+			{ sys_log "the harness module does not build: $(tail -3 "$SYS_WORK/selinux.log")"; return 1; }
+		cp "$t/cfsystest.pp" "$r/tmp/"
 		# setfiles labels through /proc/self/fd: it needs /proc in the chroot.
 		mount -t proc proc "$r/proc" || return 1
 		{ chroot "$r" semodule -n -X 400 -i /tmp/cachefilesd.pp &&
+		  chroot "$r" semodule -n -i /tmp/cfsystest.pp &&
 		  sed -i 's/^SELINUX=.*/SELINUX=enforcing/' "$r/etc/selinux/config" &&
 		  chroot "$r" setfiles -F -e /proc /etc/selinux/default/contexts/files/file_contexts / ; } \
-			>"$SYS_WORK/selinux.log" 2>&1
+			>>"$SYS_WORK/selinux.log" 2>&1
 		rc=$?
 		umount "$r/proc"
 		[ $rc = 0 ] || { sys_log "semodule/setfiles failed: $(tail -5 "$SYS_WORK/selinux.log")"; return 1; }
-		rm -f "$r/tmp/cachefilesd.pp"
+		rm -f "$r/tmp/cachefilesd.pp" "$r/tmp/cfsystest.pp"
 	fi
 	nice mkfs.ext4 -q -F -L cfsys-root -d "$r" "$img.tmp" 1536M >"$SYS_WORK/mkfs.log" 2>&1 ||
 		{ sys_log "mkfs.ext4 -d failed: $(tail -3 "$SYS_WORK/mkfs.log")"; rm -f "$img.tmp"; return 1; }
