@@ -171,7 +171,7 @@ sys_boot() {
 	kver=$(sys_kver)
 	m="-machine q35"
 	[ -f /usr/share/qemu/qboot.rom ] && m="$m -bios /usr/share/qemu/qboot.rom"
-	timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg $m -m 1024 -smp 1 \
+	timeout -k 5 "$limit" nice qemu-system-x86_64 -accel tcg $m -m 1024 -smp 1 \
 		-nodefaults -no-reboot -display none -serial stdio \
 		-kernel "/boot/vmlinuz-$kver" -initrd "/boot/initrd.img-$kver" \
 		-append "root=/dev/vda rw init=/lib/systemd/systemd console=ttyS0 panic=-1 $lsm systemd.show_status=0 loglevel=4" \

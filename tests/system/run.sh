@@ -4,8 +4,9 @@
 # with dpkg -i in a Debian 12 root filesystem made by mmdebstrap, booted with
 # Debian's kernel and systemd as PID 1 under QEMU, the scenarios of
 # tests/system/guest.sh checked from inside by a unit of the harness.  One
-# boot under AppArmor (Debian's default), one under SELinux enforcing when
-# SYS_SELINUX=1 (tests/system/README.md).  Prints TAP.
+# boot under AppArmor (Debian's default), one under SELinux enforcing
+# (SYS_SELINUX=0 skips it), side by side on two cores
+# (tests/system/README.md).  Prints TAP.
 #
 #   BUILD            build directory; images are cached in $BUILD/system
 #   SYS_DEB          the .deb to test (default: the newest $BUILD/deb/*.deb,
@@ -44,19 +45,27 @@ img=$(sys_image "$deb" apparmor) || { not_ok "system: building the root image (s
 sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
 
-# boot NAME LSM-CMDLINE LSM: one boot of $img, then its TAP under system/NAME.
-boot() {
+# start NAME IMAGE LSM-CMDLINE LSM: one boot in the background; its
+# directory is $SYS_WORK/boot-NAME, QEMU's status and time in qemu.rc.
+start() {
 	bd=$SYS_WORK/boot-$1
 	rm -rf "$bd"; mkdir -p "$bd/out"
 	cp "$SYS_HERE/guest.sh" "$bd/out/guest.sh"
-	echo "LSM=$3" > "$bd/out/params"
-	s=$(date +%s)
-	sys_boot "$img" "$bd" "$SYS_TIMEOUT" "$2"
-	rc=$?
-	secs=$(( $(date +%s) - s ))
-	note "boot $1 ($2): QEMU status $rc after ${secs}s; harness started at guest uptime $(sed -n 's/harness: start at uptime //p' "$bd/out/harness.log" 2>/dev/null)s; $(head -1 "$bd/out/boot-time.txt" 2>/dev/null)"
+	echo "LSM=$4" > "$bd/out/params"
+	(
+		s=$(date +%s)
+		sys_boot "$2" "$bd" "$SYS_TIMEOUT" "$3"
+		echo "$? $(( $(date +%s) - s ))" > "$bd/qemu.rc"
+	) &
+}
+
+# report NAME LSM-CMDLINE: the boot's TAP under system/NAME.
+report() {
+	bd=$SYS_WORK/boot-$1
+	read -r rc secs < "$bd/qemu.rc"
+	note "boot $1 ($2): QEMU status $rc after ${secs}s; harness started at guest uptime $(sed -n 's/harness: start at uptime //p' "$bd/out/harness.log" 2>/dev/null)s"
 	if [ ! -f "$bd/out/done" ]; then
-		not_ok "system/$1: the guest did not finish its scenarios (QEMU status $rc$([ $rc = 124 ] && echo ", time-out ${SYS_TIMEOUT}s"))"
+		not_ok "system/$1: the guest did not finish its scenarios (QEMU status $rc$([ "$rc" = 124 ] && echo ", time-out ${SYS_TIMEOUT}s"))"
 		[ -f "$bd/out/scenarios.tap" ] && sed -n 's/^\(ok\|not ok\) [0-9]* - /\1 - system\/'"$1"': /p' "$bd/out/scenarios.tap"
 		tail -n 15 "$bd/console.log" | sed 's/^/#   console: /'
 		return 1
@@ -70,7 +79,6 @@ boot() {
 	return 0
 }
 
-boot apparmor "apparmor=1 security=apparmor" apparmor
 # Part 2: a sibling image with Debian's reference policy and the project's
 # module, labelled at build time, booted enforcing.
 selinux_why=
@@ -80,13 +88,22 @@ elif [ ! -f /usr/share/selinux/devel/Makefile ]; then
 	selinux_why="selinux-policy-dev is not installed on the host (make deps)"
 elif ! nice make -s selinux BUILD="$BUILD" > "$SYS_WORK/make-selinux.log" 2>&1; then
 	selinux_why="make selinux failed ($(tail -1 "$SYS_WORK/make-selinux.log"))"
-elif ! img=$(sys_image "$deb" selinux "$BUILD/selinux/cachefilesd.pp"); then
+elif ! seimg=$(sys_image "$deb" selinux "$BUILD/selinux/cachefilesd.pp"); then
 	selinux_why="the SELinux image could not be built (see $SYS_WORK/selinux.log)"
 fi
+
+# One TCG guest per host core: side by side on two or more.
+LSM_AA="apparmor=1 security=apparmor"
+LSM_SE="security=selinux selinux=1 enforcing=1"
+start apparmor "$img" "$LSM_AA" apparmor
+[ "$(nproc)" -lt 2 ] && wait
+[ -z "$selinux_why" ] && start selinux "$seimg" "$LSM_SE" selinux
+wait
+report apparmor "$LSM_AA"
 if [ -n "$selinux_why" ]; then
 	skip "system/selinux: the daemon in cachefilesd_t, enforcing" "$selinux_why"
 else
-	boot selinux "security=selinux selinux=1 enforcing=1" selinux
+	report selinux "$LSM_SE"
 fi
 note "system layer took $(( $(date +%s) - t_start ))s"
 tap_done
