@@ -37,7 +37,8 @@ new_pid() { p=$(mainpid); [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ] && ac
 bound_more() { [ "$(nregistered)" -gt "$1" ]; }
 
 log "LSM=$LSM kernel $(uname -r); $(cat /proc/cmdline)"
-diag "guest up at $(up) s, boot: $(cat /out/boot-time.txt 2>/dev/null | head -1)"
+mu=$(systemctl show -p ActiveEnterTimestampMonotonic --value multi-user.target)
+diag "guest: multi-user.target reached at uptime $(awk -v u="${mu:-0}" 'BEGIN { printf "%.1f", u / 1e6 }') s, scenarios start at $(up) s"
 
 # The SELinux boot: the cache disks are fresh filesystems, labelled here
 # (the root one was labelled by setfiles at image build time), and the
