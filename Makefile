@@ -16,6 +16,7 @@
 #   make deb        Debian source and binary packages (build-pkg/deb by default)
 #   make rpm        an RPM from git archive (packaging/rpm; not Fedora-tested)
 #   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR CACHEDIR
+#                   (AppArmor profiles go to SYSCONFDIR/apparmor.d)
 #   NODEPS=1        make check/bench/... install nothing (package builds)
 
 VERSION    := 1.0.0
@@ -297,6 +298,9 @@ install: all
 	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf; }
 	$(SUBST) config/cachefilesd.service > $(DESTDIR)$(UNITDIR)/cachefilesd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cachefilesd.service
+	install -d $(DESTDIR)$(SYSCONFDIR)/apparmor.d
+	install -m 0644 packaging/apparmor/usr.sbin.cachefilesd \
+	    packaging/apparmor/usr.sbin.cachefiles-cull $(DESTDIR)$(SYSCONFDIR)/apparmor.d/
 
 clean:
 	rm -rf build build-san build-tsan cachefilesd cachefiles-cull

@@ -8,6 +8,7 @@
 #   config  golden configuration corpus, tests/config/run.sh
 #   integ   the test daemon against the kernel simulator, tests/integ/*.sh
 #   vm      the daemon against the real module in QEMU, tests/vm/run.sh
+#   system  the .deb in a Debian 12 guest with systemd, tests/system/run.sh
 #   soak    long runs, tests/soak/*.sh (make soak; not in the default list)
 # INTEG, a glob, picks integration scripts by name (INTEG='cull-*').
 #
@@ -21,7 +22,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-LAYERS=${LAYERS:-unit config integ vm}
+LAYERS=${LAYERS:-unit config integ vm system}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac	# tests cd elsewhere
 export BUILD
 export CACHEFILESD=${CACHEFILESD:-$BUILD/cachefilesd}
@@ -102,6 +103,8 @@ for layer in $LAYERS; do
 		done ;;
 	vm)
 		[ -f tests/vm/run.sh ] && run_prog vm/scenarios sh tests/vm/run.sh ;;
+	system)
+		[ -f tests/system/run.sh ] && run_prog system/scenarios sh tests/system/run.sh ;;
 	soak)
 		for t in tests/soak/*.sh; do
 			[ -f "$t" ] && run_prog "soak/$(basename "$t" .sh)" sh "$t"

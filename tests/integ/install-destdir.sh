@@ -10,6 +10,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-install-destdir.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/src"
 cp -r "$TOP/Makefile" "$TOP/man" "$TOP/config" "$T/src/"
+mkdir -p "$T/src/packaging" && cp -r "$TOP/packaging/apparmor" "$T/src/packaging/"
 cp "$CFD" "$T/src/cachefilesd"
 cp "${CULLTOOL:-$BUILD/cachefiles-cull}" "$T/src/cachefiles-cull"
 
@@ -29,6 +30,8 @@ check_eq "the tool in /usr/sbin, mode 755" 755 "$(mode "$R/usr/sbin/cachefiles-c
 check_eq "cachefiles-cull.8 installed, mode 644" 644 "$(mode "$R/usr/share/man/man8/cachefiles-cull.8")"
 check_eq "cachefilesd.conf.5 installed, mode 644" 644 "$(mode "$R/usr/share/man/man5/cachefilesd.conf.5")"
 check_eq "/etc/cachefilesd.conf installed, mode 644" 644 "$(mode "$R/etc/cachefilesd.conf")"
+check_eq "AppArmor profile of the daemon in /etc/apparmor.d, mode 644" 644 "$(mode "$R/etc/apparmor.d/usr.sbin.cachefilesd")"
+check_eq "AppArmor profile of the tool in /etc/apparmor.d, mode 644" 644 "$(mode "$R/etc/apparmor.d/usr.sbin.cachefiles-cull")"
 U=$R/lib/systemd/system/cachefilesd.service
 check_eq "unit installed, mode 644" 644 "$(mode "$U")"
 check_grep "unit runs the installed binary" '^ExecStart=/usr/sbin/cachefilesd -n$' "$U"
