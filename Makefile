@@ -260,7 +260,10 @@ deb:
 	    gzip -n9 > $(DEBDIR)/cachefilesd_$(VERSION).orig.tar.gz
 	tar -xzf $(DEBDIR)/cachefilesd_$(VERSION).orig.tar.gz -C $(DEBDIR)
 	cp -r packaging/debian $(DEBDIR)/cachefilesd-$(VERSION)/debian
-	cd $(DEBDIR)/cachefilesd-$(VERSION) && dpkg-buildpackage -us -uc
+	# The package builds as from a clean shell: none of this make's variables
+	# (BUILD=..., SANITIZE=...) may leak into debian/rules' own makes.
+	cd $(DEBDIR)/cachefilesd-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    -u BUILD -u SANITIZE -u WERROR dpkg-buildpackage -us -uc
 	@ls -l $(DEBDIR)/*.dsc $(DEBDIR)/*.deb
 
 # An RPM from git archive of HEAD (Debian: the rpm package; rpmbuild --nodeps
