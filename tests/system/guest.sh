@@ -162,9 +162,37 @@ else
 	not_ok "reload: an invalid configuration leaves the daemon running with the old one"
 	diag "active $(systemctl is-active cachefilesd), pid $PID -> $(mainpid)"
 fi
+# ExecReload= checks the file first (cachefilesd -t): the reload fails, and says where.
+if [ "$rc" -ne 0 ] && grep -q "$CONF:[0-9]*: " /tmp/badreload; then
+	ok "reload: systemctl reload fails on an invalid configuration and names FILE:LINE"
+else
+	not_ok "reload: systemctl reload fails on an invalid configuration and names FILE:LINE"
+	diag "systemctl reload exited $rc"
+fi
 cp /tmp/conf.orig "$CONF"
 systemctl reload cachefilesd
 sleep 1
+
+# A configuration error at start: exit 2, and RestartPreventExitStatus=2
+# keeps systemd from starting it again and again.
+c=$(jcursor)
+echo "brun 300%" >> "$CONF"
+systemctl restart cachefilesd
+sleep 5
+st=$(systemctl show -p ExecMainStatus --value cachefilesd)
+nr=$(systemctl show -p NRestarts --value cachefilesd)
+if ! active && [ "$st" = 2 ] && [ "$nr" = 0 ] &&
+   journalctl -q -o cat -u cachefilesd --after-cursor="$c" | grep -q "$CONF:[0-9]*: "; then
+	ok "a configuration error at start: exit status 2, named FILE:LINE, not restarted ($nr restarts)"
+else
+	not_ok "a configuration error at start: exit status 2, named FILE:LINE, not restarted"
+	diag "active $(systemctl is-active cachefilesd), ExecMainStatus $st, NRestarts $nr"
+fi
+cp /tmp/conf.orig "$CONF"
+systemctl reset-failed cachefilesd 2>/dev/null
+systemctl restart cachefilesd
+wait_until 20 active
+PID=$(mainpid)
 
 # ---------------------------------------------------------------- cull
 fs_bavail() { stat -f -c %a "$FS"; }
@@ -239,10 +267,8 @@ fi
 
 # ---------------------------------------------------------------- moved cache
 ALT=/srv/fscache
-mkdir -p /etc/systemd/system/cachefilesd.service.d
-printf '[Unit]\nRequiresMountsFor=%s\n\n[Service]\nReadWritePaths=%s\n' "$ALT" "$ALT" \
-	> /etc/systemd/system/cachefilesd.service.d/dir.conf
-sed "s,^dir .*,dir $ALT," /tmp/conf.orig > "$CONF"
+# The security module's steps first (they are the documented ones), so that
+# what is tested next is the unit's sandbox alone.
 if [ "$LSM" = apparmor ]; then
 	printf '%s/ rw,\n%s/** rwlk,\n' "$ALT" "$ALT" > /etc/apparmor.d/local/usr.sbin.cachefilesd
 	apparmor_parser -r /etc/apparmor.d/usr.sbin.cachefilesd
@@ -251,6 +277,25 @@ elif [ "$LSM" = selinux ]; then
 	# the image, chcon gives the same label for this boot.
 	chcon -R -t cachefilesd_cache_t "$ALT"
 fi
+# Without the drop-in, the unit's sandbox leaves $ALT read-only: the daemon
+# must say so at start (exit 2, naming ReadWritePaths=), not bind and fail later.
+sed "s,^dir .*,dir $ALT," /tmp/conf.orig > "$CONF"
+c=$(jcursor); n0=$(nregistered)
+systemctl restart cachefilesd
+sleep 5
+st=$(systemctl show -p ExecMainStatus --value cachefilesd)
+if ! active && [ "$st" = 2 ] && [ "$(nregistered)" = "$n0" ] &&
+   journalctl -q -o cat -u cachefilesd --after-cursor="$c" | grep -q 'ReadWritePaths='; then
+	ok "moved cache without the drop-in: refused at start, exit 2, naming ReadWritePaths="
+else
+	not_ok "moved cache without the drop-in: refused at start, exit 2, naming ReadWritePaths="
+	diag "active $(systemctl is-active cachefilesd), ExecMainStatus $st"
+	journalctl -q -o cat -u cachefilesd --after-cursor="$c" -n 5 | sed 's/^/# /'
+fi
+systemctl reset-failed cachefilesd 2>/dev/null
+mkdir -p /etc/systemd/system/cachefilesd.service.d
+printf '[Unit]\nRequiresMountsFor=%s\n\n[Service]\nReadWritePaths=%s\n' "$ALT" "$ALT" \
+	> /etc/systemd/system/cachefilesd.service.d/dir.conf
 systemctl daemon-reload
 n0=$(nregistered)
 systemctl restart cachefilesd
