@@ -215,31 +215,44 @@ body_case(void (*f)(unsigned char *body, const struct state_hdr *h), const char 
 	scan_free(r);
 }
 
-static struct cand *
-cands_of(unsigned char *body, const struct state_hdr *h)
+/* Candidate i of the body; the file packs them with no alignment, hence memcpy. */
+static unsigned char *
+cand_at(unsigned char *body, const struct state_hdr *h, size_t i)
 {
-	return (struct cand *)(void *)(body + (size_t)h->ndirs * 8 + h->names_len);
+	return body + (size_t)h->ndirs * 8 + h->names_len + i * sizeof(struct cand);
+}
+
+static void
+set_cand_dir(unsigned char *body, const struct state_hdr *h, size_t i, uint32_t dir)
+{
+	struct cand c;
+
+	memcpy(&c, cand_at(body, h, i), sizeof(c));
+	c.dir = dir;
+	memcpy(cand_at(body, h, i), &c, sizeof(c));
 }
 
 static void
 b_unsorted(unsigned char *body, const struct state_hdr *h)
 {
-	struct cand *c = cands_of(body, h), t = c[0];
+	struct cand a, b;
 
-	c[0] = c[1];
-	c[1] = t;
+	memcpy(&a, cand_at(body, h, 0), sizeof(a));
+	memcpy(&b, cand_at(body, h, 1), sizeof(b));
+	memcpy(cand_at(body, h, 0), &b, sizeof(b));
+	memcpy(cand_at(body, h, 1), &a, sizeof(a));
 }
 
 static void
 b_cand_in_root(unsigned char *body, const struct state_hdr *h)
 {
-	cands_of(body, h)[3].dir = 0;
+	set_cand_dir(body, h, 3, 0);
 }
 
 static void
 b_cand_dir_range(unsigned char *body, const struct state_hdr *h)
 {
-	cands_of(body, h)[3].dir = h->ndirs;
+	set_cand_dir(body, h, 3, h->ndirs);
 }
 
 static void
