@@ -100,6 +100,7 @@ test_round_trip(void **state)
 		assert_int_equal(scan_dir_path(back, b->dir, p2, sizeof(p2)), 0);
 		assert_string_equal(p1, p2);
 	}
+	scan_free(back);
 	free(buf);
 	/* A full table: complete only below its youngest. */
 	assert_int_equal(state_encode(r, &key, NOW, 1, &buf, &len), 0);
