@@ -79,6 +79,6 @@ f=$(awk '$1 == "find" { print $2 }' "$times" | tr '\n' ' ' | median)
 for v in $variants; do
 	all=$(awk -v v="$v" '$1 == v { print $2 }' "$times" | tr '\n' ',' | sed 's/,$//')
 	m=$(awk -v v="$v" '$1 == v { print $2 }' "$times" | tr '\n' ' ' | median)
-	emit "bench=coldscan tree=$SIZE variant=$v seconds=$m find_seconds=$f ratio_vs_find=$(awk -v f="$f" -v s="$m" 'BEGIN { printf "%.2f", s > 0 ? f / s : 0 }') runs=$RUNS all=$all load_after=$(load)"
+	emit "bench=coldscan tree=$SIZE variant=$v seconds=$m find_seconds=$f ratio_vs_find=$(awk -v f="$f" -v s="$m" 'BEGIN { printf "%.2f", (s > 0) ? f / s : 0 }') runs=$RUNS all=$all load_after=$(load)"
 done
 rm -f "$times"
