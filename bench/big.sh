@@ -24,7 +24,8 @@
 # Environment: BUILD, BIG_OBJECTS (default 10000000), BIG_SIZE (image size,
 # default 40G), BIG_RUNS (default 1), BENCH_THREADS (default 4), BENCH_COLD
 # (0: no drop_caches runs), BIG_COLD_ONE (0: no cold one-thread scan),
-# BIG_MEMORY (0: no table-size scan), BIG_DAEMON (0: skip the daemon),
+# BIG_MEMORY (0: no table-size scan), BIG_SCAN (0: skip the scans),
+# BIG_DAEMON (0: skip the daemon),
 # BIG_DAEMON_COLD (1: drop caches before the daemon starts), BENCH_OUT.
 set -u
 cd "$(dirname "$0")/.."
@@ -188,6 +189,6 @@ daemon_big() {
 }
 
 echo "# big: $(uname -r), $(nproc) CPUs, tree $T, load before $(load)"
-scan_big
+[ "${BIG_SCAN:-1}" = 0 ] || scan_big
 [ "${BIG_DAEMON:-1}" = 0 ] || daemon_big
 echo "# big: load after $(load)"
