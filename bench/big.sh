@@ -169,6 +169,8 @@ daemon_big() {
 		culled=$(sim_state cull_files)
 		daemon_signal TERM; daemon_wait_exit 60 >/dev/null 2>&1
 		scanline=$(grep 'scan: ' "$DAEMON_LOG" | head -1)
+		# the scan's count: culled objects stay in the simulator's graveyard
+		n=$(echo "$scanline" | sed -n 's/.*scan: \([0-9]*\) objects.*/\1/p')
 		cand=$(echo "$scanline" | sed -n 's/.* \([0-9]*\) candidates.*/\1/p')
 		awk -v n="$n" -v ffree="$ffree" -v files="$files" -v rss0="$rss0" -v hwm="$hwm" \
 		    -v cand="${cand:-0}" -v culled="$culled" -v cpu="$cpu" -v ld="$(load)" \
@@ -181,7 +183,7 @@ daemon_big() {
 				    "bind_s=%.3f first_cull_s=%.3f last_cull_s=%.3f culled=%d candidates=%d " \
 				    "rss_at_bind_kb=%d peak_rss_kb=%d bytes_per_candidate=%.1f cpu_s=%s load=%s\n",
 				    state, n, files, ffree, int(files / 100) * 6 - ffree, b - o, f - o, l - o, culled, cand,
-				    rss0, hwm, cand > 0 ? (hwm - rss0) * 1024 / cand : 0, cpu, ld
+				    rss0, hwm, (cand > 0) ? (hwm - rss0) * 1024 / cand : 0, cpu, ld
 			}' "$SIM_LOG"
 		echo "# daemon: $scanline"
 		grep -E 'cull:|error|warn' "$DAEMON_LOG" | head -5 | sed 's/^/# daemon: /'
