@@ -29,6 +29,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/bench
 DATA=${BENCH_DATA:-$BUILD/bench-data}
+case $DATA in /*) ;; *) DATA=$PWD/$DATA ;; esac	# the tool's "dir" must be absolute
 SIZES=${BENCH_SIZES:-"100000 1000000"}
 RUNS=${BENCH_RUNS:-3}
 THREADS=${BENCH_THREADS:-4}
