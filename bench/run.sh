@@ -20,12 +20,16 @@
 # BENCH_SIZES (default "100000 1000000"), BENCH_RUNS (default 3),
 # BENCH_THREADS (parallel stat threads, default 4; also the tool's
 # scan_threads), BENCH_COLD (0 skips the
-# drop_caches runs), BENCH_OUT (default $BUILD/bench-results.txt).
+# drop_caches runs), BENCH_OUT (default $BUILD/bench-results.txt),
+# BIG=1 (also bench/big.sh: 10,000,000 objects on a loop-mounted ext4,
+# the daemon against the simulator on it; root only).  The cold-scan
+# variants (stat threads, io_uring) are bench/coldscan.sh, run alone.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/bench
 DATA=${BENCH_DATA:-$BUILD/bench-data}
+case $DATA in /*) ;; *) DATA=$PWD/$DATA ;; esac	# the tool's "dir" must be absolute
 SIZES=${BENCH_SIZES:-"100000 1000000"}
 RUNS=${BENCH_RUNS:-3}
 THREADS=${BENCH_THREADS:-4}
@@ -142,6 +146,9 @@ if [ "$(id -u)" = 0 ]; then
 	BUILD=$BUILD sh bench/lru.sh | tee -a "$OUT"
 else
 	echo "# lru skipped: needs root for a tmpfs"
+fi
+if [ "${BIG:-0}" = 1 ]; then	# 10,000,000 objects on a loop-mounted ext4 image (bench/big.sh)
+	BUILD=$BUILD BENCH_OUT=$OUT BENCH_DATA=$DATA BENCH_THREADS=$THREADS BENCH_COLD=$COLD sh bench/big.sh
 fi
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# results in $OUT"

@@ -1,0 +1,196 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/big.sh: the 10,000,000-object benchmarks ("make bench BIG=1", or
+# run alone).  Needs root: the tree lives on its own ext4 image, loop-mounted,
+# with enough inodes (mkfs.ext4 -N OBJECTS * 1.1 on a sparse file), so that
+# its inode count, not the host disk, sets the file limits.
+#
+#   gen      cachegen -d 365 (NFS-style names, atimes over a year, sparse
+#            files), once; the tree and its generation time are kept
+#   scan     scanbench (-j 1 and -j THREADS) against
+#            find TREE -printf '%A@ %i %p\n', warm and after drop_caches
+#   daemon   the daemon's test build against the kernel simulator on the
+#            same tree: empty filler files outside DIR/cache bring free
+#            files 0.1 % below fcull 5 %, frun is 6 %, so the deficit is 1.1 %
+#            of the files (about 120,000 objects); everything else is the
+#            default configuration.  Peak RSS (VmHWM), bytes per candidate
+#            (peak RSS minus RSS at bind, over the candidates of the scan),
+#            bind time, time to the first cull and to the end of culling,
+#            all from the simulator's log (CLOCK_MONOTONIC, ms).
+#
+# Culling removes about 1 % of the objects, so each daemon run leaves the
+# tree smaller; the objects count is printed on every line.
+#
+# Environment: BUILD, BIG_OBJECTS (default 10000000), BIG_SIZE (image size,
+# default 40G), BIG_RUNS (default 1), BENCH_THREADS (default 4), BENCH_COLD
+# (0: no drop_caches runs), BIG_COLD_ONE (0: no cold one-thread scan),
+# BIG_MEMORY (0: no table-size scan), BIG_SCAN (0: skip the scans),
+# BIG_DAEMON (0: skip the daemon),
+# BIG_DAEMON_COLD (1: drop caches before the daemon starts), BENCH_OUT.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+BIN=$BUILD/bench
+N=${BIG_OBJECTS:-10000000}
+RUNS=${BIG_RUNS:-1}
+THREADS=${BENCH_THREADS:-4}
+COLD=${BENCH_COLD:-1}
+OUT=${BENCH_OUT:-$BUILD/bench-results.txt}
+DATA=${BENCH_DATA:-$BUILD/bench-data}
+IMG=$DATA/big.img
+MNT=$DATA/big
+T=$MNT/tree-$N
+
+emit() { echo "$*"; echo "$*" >>"$OUT"; }
+skip() { emit "bench=big skipped reason=\"$*\""; exit 0; }
+now_ns() { date +%s%N; }
+elapsed() {
+	t0=$(now_ns); "$@" >/dev/null 2>&1; t1=$(now_ns)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'
+}
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio() { awk -v f="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0) ? f / s : 0 }'; }
+drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+find_tree() { find "$1" -printf '%A@ %i %p\n'; }
+load() { cut -d' ' -f1-3 /proc/loadavg | tr ' ' /; }
+
+[ "$(id -u)" = 0 ] || skip "needs root for the loop-mounted image"
+mkdir -p "$DATA" "$MNT"
+if ! mountpoint -q "$MNT"; then
+	if [ ! -s "$IMG" ]; then
+		truncate -s "${BIG_SIZE:-40G}" "$IMG" || skip "truncate $IMG failed"
+		# lazy inode tables, not initialised after mount either: the
+		# sparse image stays small and nothing writes behind the benchmark
+		mkfs.ext4 -q -F -N $((N / 10 * 11)) -E lazy_itable_init=1,lazy_journal_init=1,nodiscard \
+			-L cfbig "$IMG" || skip "mkfs.ext4 failed"
+	fi
+	mount -o loop,noinit_itable,relatime "$IMG" "$MNT" 2>/dev/null ||
+		skip "loop mount of $IMG refused here"
+fi
+
+if [ ! -f "$T/.complete" ]; then
+	rm -rf "$T"
+	echo "# generating $T ($N objects; about 10-15 min for 10,000,000 on 2 cores)" >&2
+	l0=$(load)
+	s=$(elapsed "$BIN/cachegen" -s "$N" -d 365 "$T" "$N")
+	[ -d "$T/cache" ] || skip "cachegen failed"
+	echo "seconds=$s load_before=$l0 load_after=$(load)" >"$T/.complete"
+fi
+# Inodes in use that are not objects (root, directories), at generation.
+[ -f "$MNT/base-$N" ] || echo $(( $(stat -f -c '%c - %d' "$MNT") - N )) >"$MNT/base-$N"
+emit "bench=big-gen objects=$N $(cat "$T/.complete") fs=ext4-loop inodes=$(stat -f -c %c "$MNT")"
+
+# The objects now in the tree (the daemon runs cull some).
+# (from the inode count: a find over 10,000,000 names takes a minute)
+objects() {
+	echo $(( $(stat -f -c '%c - %d' "$MNT") - $(cat "$MNT/base-$N") - $(cat "$MNT/filler.count" 2>/dev/null || echo 0) ))
+}
+
+scan_big() {
+	n=$(objects)
+	find_tree "$T" >/dev/null	# warms what the scans read too
+	fs= s1= sn= r=0
+	while [ "$r" -lt "$RUNS" ]; do
+		fs="$fs $(elapsed find_tree "$T")"
+		s1="$s1 $(elapsed "$BIN/scanbench" -j 1 "$T")"
+		sn="$sn $(elapsed "$BIN/scanbench" -j "$THREADS" "$T")"
+		r=$((r + 1))
+	done
+	f=$(echo "$fs" | median); a=$(echo "$s1" | median); b=$(echo "$sn" | median)
+	emit "bench=big-scan objects=$n state=warm threads=1 seconds=$a find_seconds=$f ratio_vs_find=$(ratio "$f" "$a") runs=$RUNS load=$(load)"
+	emit "bench=big-scan objects=$n state=warm threads=$THREADS seconds=$b find_seconds=$f ratio_vs_find=$(ratio "$f" "$b") runs=$RUNS load=$(load)"
+	[ "$COLD" = 1 ] && [ -w /proc/sys/vm/drop_caches ] || { echo "# cold runs skipped"; return; }
+	fs= s1= sn= r=0
+	while [ "$r" -lt "$RUNS" ]; do
+		drop; fs="$fs $(elapsed find_tree "$T")"
+		drop; sn="$sn $(elapsed "$BIN/scanbench" -j "$THREADS" "$T")"
+		[ "${BIG_COLD_ONE:-1}" = 0 ] || { drop; s1="$s1 $(elapsed "$BIN/scanbench" -j 1 "$T")"; }
+		r=$((r + 1))
+	done
+	f=$(echo "$fs" | median); a=$(echo "$s1" | median); b=$(echo "$sn" | median)
+	[ "${BIG_COLD_ONE:-1}" = 0 ] ||
+	emit "bench=big-scan objects=$n state=cold threads=1 seconds=$a find_seconds=$f ratio_vs_find=$(ratio "$f" "$a") runs=$RUNS load=$(load)"
+	emit "bench=big-scan objects=$n state=cold threads=$THREADS seconds=$b find_seconds=$f ratio_vs_find=$(ratio "$f" "$b") runs=$RUNS load=$(load)"
+	[ "${BIG_MEMORY:-1}" = 0 ] && return
+	# The library's own table for a candidate count like the daemon's.
+	line=$("$BIN/scanbench" -j "$THREADS" -k 250000 "$T")
+	get() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+	emit "bench=big-memory objects=$n candidates=$(get candidates) table_bytes=$(get table_bytes) bytes_per_candidate=$(get bytes_per_candidate) maxrss_kb=$(get maxrss_kb) seconds=$(get seconds)"
+}
+
+daemon_big() {
+	TOP=$PWD
+	CFSIM=${CFSIM:-$BUILD/tests/cfsim}
+	CACHEFILESD_SIM=${CACHEFILESD_SIM:-$BUILD/tests/cachefilesd-sim}
+	export TOP CFSIM CACHEFILESD_SIM
+	[ -x "$CFSIM" ] && [ -x "$CACHEFILESD_SIM" ] || { emit "bench=big-daemon skipped reason=\"simulator or test daemon not built\""; return; }
+	(
+		. tests/lib.sh
+		. tests/integ/lib-sim.sh
+		SIM_NO_TMPFS=1
+		sim_setup
+		SIM_DIR=$T
+		# Free files just below fcull 5 %: empty files outside DIR/cache.
+		files=$(stat -f -c %c "$MNT") ffree=$(stat -f -c %d "$MNT")
+		want=$((files / 100 * 5 - files / 1000))
+		if [ "$ffree" -gt $((want + 300)) ]; then
+			mkdir -p "$MNT/filler"
+			# cachegen makes 260 directories besides the files
+			"$BIN/cachegen" -s 7 "$MNT/filler/$(date +%s)" $((ffree - want - 260)) || exit 1
+		fi
+		# every inode under filler/ (files and directories) is not an object
+		echo $(( $(find "$MNT/filler" | wc -l) )) >"$MNT/filler.count"
+		n=$(objects)
+		ffree=$(stat -f -c %d "$MNT")
+		printf 'dir %s\ntag big\nfrun 6%%\nfcull 5%%\nfstop 1%%\n' "$T" >"$SIM_CONF"
+		sim_start
+		# warm: the scans above left the metadata cached (BIG_DAEMON_COLD=1: drop it)
+		[ "${BIG_DAEMON_COLD:-0}" = 1 ] && drop
+		daemon_start -n -s -f "$SIM_CONF"
+		sim_wait_bound 60 || { echo "# daemon did not bind"; cat "$DAEMON_LOG"; exit 1; }
+		rss0=$(proc_field "$DAEMON_PID" VmRSS | awk '{ print $1 }')
+		# Culling is over when the kernel says so and nothing moves.
+		last=-1 same=0 left=3000
+		while [ "$left" -gt 0 ]; do
+			c=$(sim_state cull_files)
+			if [ "$c" = "$last" ] && [ "$(sim_state cull)" = 0 ]; then
+				# done; or never asked to cull (10 s)
+				same=$((same + 1))
+				[ "$same" -ge 3 ] && [ "$c" != 0 ] && break
+				[ "$same" -ge 10 ] && break
+			else
+				same=0
+			fi
+			last=$c; left=$((left - 1)); sleep 1
+		done
+		hwm=$(proc_field "$DAEMON_PID" VmHWM | awk '{ print $1 }')
+		cpu=$(proc_cpu "$DAEMON_PID" | awk '{ printf "%.2f", $1 / 100 }')
+		culled=$(sim_state cull_files)
+		daemon_signal TERM; daemon_wait_exit 60 >/dev/null 2>&1
+		scanline=$(grep 'scan: ' "$DAEMON_LOG" | head -1)
+		# the scan's count: culled objects stay in the simulator's graveyard
+		n=$(echo "$scanline" | sed -n 's/.*scan: \([0-9]*\) objects.*/\1/p')
+		cand=$(echo "$scanline" | sed -n 's/.* \([0-9]*\) candidates.*/\1/p')
+		awk -v n="$n" -v ffree="$ffree" -v files="$files" -v rss0="$rss0" -v hwm="$hwm" \
+		    -v cand="${cand:-0}" -v culled="$culled" -v cpu="$cpu" -v ld="$(load)" \
+		    -v state="$([ "${BIG_DAEMON_COLD:-0}" = 1 ] && echo cold || echo warm)" '
+			/ open: pid / && !o { o = $1 }
+			/ bound: / && !b { b = $1 }
+			/^[0-9.]+ cull .* -> / { if (!f) f = $1; l = $1 }
+			END {
+				printf "bench=big-daemon state=%s objects=%d files=%d ffree_at_start=%d deficit_files=%d " \
+				    "bind_s=%.3f first_cull_s=%.3f last_cull_s=%.3f culled=%d candidates=%d " \
+				    "rss_at_bind_kb=%d peak_rss_kb=%d bytes_per_candidate=%.1f cpu_s=%s load=%s\n",
+				    state, n, files, ffree, int(files / 100) * 6 - ffree, b - o, f - o, l - o, culled, cand,
+				    rss0, hwm, (cand > 0) ? (hwm - rss0) * 1024 / cand : 0, cpu, ld
+			}' "$SIM_LOG"
+		echo "# daemon: $scanline"
+		grep -E 'cull:|error|warn' "$DAEMON_LOG" | head -5 | sed 's/^/# daemon: /'
+	) | while read -r line; do case $line in bench=*) emit "$line" ;; *) echo "$line" ;; esac; done
+}
+
+echo "# big: $(uname -r), $(nproc) CPUs, tree $T, load before $(load)"
+[ "${BIG_SCAN:-1}" = 0 ] || scan_big
+[ "${BIG_DAEMON:-1}" = 0 ] || daemon_big
+echo "# big: load after $(load)"
