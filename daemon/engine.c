@@ -462,6 +462,22 @@ log_scan(struct engine *e, const struct scan_result *r)
 		log_warnx("cache: left alone: %s", ss->samples[i]);
 }
 
+/* Let go of the current table, keeping its victims' counters. */
+static void
+drop_table(struct engine *e)
+{
+	if (e->vs) {
+		const struct victims_stats *vst = victims_stats(e->vs);
+		e->vgone.vanished += vst->vanished;
+		e->vgone.moved += vst->moved;
+		e->vgone.errors += vst->errors;
+	}
+	victims_free(e->vs);
+	e->vs = NULL;
+	scan_free(e->cur);
+	e->cur = NULL;
+}
+
 /* Make the finished scan's table the current one; 0, or -1 when the scan failed. */
 static int
 take_table(struct engine *e)
@@ -472,14 +488,7 @@ take_table(struct engine *e)
 		log_warnx("scan of the cache failed");
 		return -1;
 	}
-	if (e->vs) {
-		const struct victims_stats *vst = victims_stats(e->vs);
-		e->vgone.vanished += vst->vanished;
-		e->vgone.moved += vst->moved;
-		e->vgone.errors += vst->errors;
-	}
-	victims_free(e->vs);
-	scan_free(e->cur);
+	drop_table(e);
 	e->cur = e->next;
 	e->next = NULL;
 	state_write(e, scan_ncand(e->cur) >= e->opts.max_candidates);
@@ -861,14 +870,7 @@ take_partial(struct engine *e)
 {
 	if (e->partial == NULL)
 		return;
-	if (e->vs) {
-		const struct victims_stats *vst = victims_stats(e->vs);
-		e->vgone.vanished += vst->vanished;
-		e->vgone.moved += vst->moved;
-		e->vgone.errors += vst->errors;
-	}
-	victims_free(e->vs);
-	scan_free(e->cur);
+	drop_table(e);
 	e->cur = e->partial;
 	e->partial = NULL;
 	e->vs = victims_new(e->cur, e->cachefd);
