@@ -32,6 +32,12 @@ sim_config "control_socket none"	# the unprivileged runs could not bind one in $
 chmod 0711 "$SIM_TMP"
 chmod 0644 "$SIM_CONF"
 chmod 0666 "$SIM_SOCK"
+# The build may sit below a directory only root may enter (a clone in a
+# mktemp -d): nobody runs copies of the two daemons from here instead.
+mkdir "$SIM_TMP/bin"
+cp "$CACHEFILESD" "$SIM_TMP/bin/cachefilesd"
+cp "$CACHEFILESD_SIM" "$SIM_TMP/bin/cachefilesd-sim"
+chmod 0755 "$SIM_TMP/bin" "$SIM_TMP/bin/cachefilesd" "$SIM_TMP/bin/cachefilesd-sim"
 
 # as_user CMD...: run CMD unprivileged (as nobody when we are root).
 as_user() {
@@ -48,7 +54,7 @@ if [ "$(id -u)" = 0 ] && ! command -v setpriv >/dev/null 2>&1; then
 fi
 
 opens0=$(sim_state opens)
-as_user env CACHEFILESD_DEVICE="$SIM_SOCK" timeout 20 "$CACHEFILESD" -n -s -f "$SIM_CONF" \
+as_user env CACHEFILESD_DEVICE="$SIM_SOCK" timeout 20 "$SIM_TMP/bin/cachefilesd" -n -s -f "$SIM_CONF" \
     >"$DAEMON_LOG" 2>&1 </dev/null
 st=$?
 check_eq "the shipped daemon never connects to the simulator" "$opens0" "$(sim_state opens)"
@@ -62,7 +68,7 @@ fi
 
 # The positive control: the test daemon, run the same way, reaches the simulator.
 opens0=$(sim_state opens)
-as_user env CACHEFILESD_DEVICE="$SIM_SOCK" timeout 20 "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" \
+as_user env CACHEFILESD_DEVICE="$SIM_SOCK" timeout 20 "$SIM_TMP/bin/cachefilesd-sim" -n -s -f "$SIM_CONF" \
     >"$DAEMON_LOG" 2>&1 </dev/null &
 pid=$!
 SIM_EXTRA_PIDS=$pid
