@@ -6,6 +6,7 @@
  */
 #include "cull/target.h"
 #include "cull/heap.h"
+#include "lib/util.h"
 
 #include <sys/statvfs.h>
 
@@ -40,12 +41,6 @@ target_met(const struct target *t, const struct fsfree *f)
 	return d.blocks == 0 && d.files == 0;
 }
 
-static uint64_t
-sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
 size_t
 target_candidates(const struct target *t, const struct fsfree *f,
 		  uint64_t mean_bytes, uint64_t objects, uint64_t memory_bytes)
@@ -70,7 +65,7 @@ target_candidates(const struct target *t, const struct fsfree *f,
 		by_blocks = bytes / mean_bytes + 1;
 	}
 	need = d.files > by_blocks ? d.files : by_blocks;
-	k = sat_add(sat_add(need, need / 4), objects / 100);
+	k = u64_sat_add(u64_sat_add(need, need / 4), objects / 100);
 	if (k < TARGET_FLOOR)
 		k = TARGET_FLOOR;
 	if (memory_bytes == 0)

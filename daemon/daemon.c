@@ -119,12 +119,6 @@ cache_dead(struct daemon *d)
 
 /* ---- state and status ---- */
 
-static uint64_t
-sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
 /*
  * Errors a state read may outlive: the kernel's transient ones, and an EIO
  * after which the probe found the cache alive.  Anything else (EOF: the
@@ -207,8 +201,8 @@ read_state(struct daemon *d)
 	if (r == 0)
 		read_worked(d);
 	if (r == 0) {
-		st.freleased = sat_add(st.freleased, d->have_st ? d->st.freleased : 0);
-		st.breleased = sat_add(st.breleased, d->have_st ? d->st.breleased : 0);
+		st.freleased = u64_sat_add(st.freleased, d->have_st ? d->st.freleased : 0);
+		st.breleased = u64_sat_add(st.breleased, d->have_st ? d->st.breleased : 0);
 		d->st = st;
 		d->have_st = 1;
 		d->malformed = 0;

@@ -4,6 +4,7 @@
  * up, so that "free N bytes" never stops short by a fraction of a block.
  */
 #include "daemon/goal.h"
+#include "lib/util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,12 +13,6 @@ static uint64_t
 div_up(uint64_t a, uint64_t b)
 {
 	return a / b + (a % b != 0);
-}
-
-static uint64_t
-sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
 }
 
 int
@@ -44,7 +39,7 @@ goal_resolve(const struct goal *g, const struct fsfree *f,
 	case GOAL_BYTES:
 		if (g->value == 0)
 			return -1;
-		out->t.bavail = sat_add(f->bavail, div_up(g->value, bsize));
+		out->t.bavail = u64_sat_add(f->bavail, div_up(g->value, bsize));
 		return 0;
 	case GOAL_OLDER_THAN:
 		if (g->value == 0)

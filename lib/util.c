@@ -116,6 +116,12 @@ now_ms(void)
 }
 
 uint64_t
+u64_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+uint64_t
 timespec_ns(const struct timespec *ts)
 {
 	uint64_t s;

@@ -29,6 +29,9 @@ int snprintf_checked(char *dst, size_t n, const char *fmt, ...)
  */
 int parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out);
 
+/* a + b, or UINT64_MAX when that overflows. */
+uint64_t u64_sat_add(uint64_t a, uint64_t b);
+
 /* Monotonic clock in milliseconds. */
 uint64_t now_ms(void);
 
