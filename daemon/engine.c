@@ -285,9 +285,9 @@ age_cutoff_ns(const struct engine *e)
  * f_bavail >= b << k, so the limit becomes b << bshift blocks.
  */
 static struct target
-run_target(const struct engine *e, const struct fsfree *f)
+kernel_target(const struct engine *e, const struct fsfree *f, uint64_t blocks, uint64_t files)
 {
-	struct target t = { e->st.brun, e->st.frun };
+	struct target t = { blocks, files };
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned shift = 0;
 
@@ -296,6 +296,35 @@ run_target(const struct engine *e, const struct fsfree *f)
 	while ((f->bsize << (shift + 1)) <= page)
 		shift++;
 	t.bavail = t.bavail > UINT64_MAX >> shift ? UINT64_MAX : t.bavail << shift;
+	return t;
+}
+
+static struct target
+run_target(const struct engine *e, const struct fsfree *f)
+{
+	return kernel_target(e, f, e->st.brun, e->st.frun);
+}
+
+/*
+ * The run limits raised by the free space and files above the stop limits:
+ * its deficit is the one the kernel can ask for at worst while bound (it
+ * creates nothing below the stop limits), from there back to the run
+ * limits.  A table sized for it serves any request until the next scan, and
+ * the kept state written from it serves a restart with the disk at its
+ * fullest.
+ */
+static struct target
+worst_target(const struct engine *e, const struct fsfree *f)
+{
+	struct target t = run_target(e, f), stop;
+
+	if (!e->have_st)
+		return t;
+	stop = kernel_target(e, f, e->st.bstop, e->st.fstop);
+	if (f->bavail > stop.bavail)
+		t.bavail = u64_sat_add(t.bavail, f->bavail - stop.bavail);
+	if (f->ffree > stop.ffree)
+		t.ffree = u64_sat_add(t.ffree, f->ffree - stop.ffree);
 	return t;
 }
 
@@ -387,7 +416,7 @@ start_scan(struct engine *e)
 		log_warn("cache: statvfs");
 		memset(&f, 0, sizeof(f));
 	}
-	t = run_target(e, &f);
+	t = worst_target(e, &f);
 	e->opts.max_candidates = target_candidates(&t, &f, e->mean_bytes,
 						   e->objects, e->cull_memory);
 	e->opts.threads = e->threads;

@@ -44,6 +44,7 @@ int __real_target_fsfree(int fd, struct fsfree *f);
 #define OBJ_BLOCKS 8
 #define BASE_FREE 1000
 static int fake_fs;
+static uint64_t base_free = BASE_FREE;
 static uint64_t fake_bsize = 4096;
 
 int
@@ -52,8 +53,8 @@ __wrap_target_fsfree(int fd, struct fsfree *f)
 	if (!fake_fs)
 		return __real_target_fsfree(fd, f);
 	f->blocks = f->files = 1000000;
-	f->bavail = BASE_FREE + (uint64_t)nculls * OBJ_BLOCKS;
-	f->ffree = BASE_FREE + (uint64_t)nculls;
+	f->bavail = base_free + (uint64_t)nculls * OBJ_BLOCKS;
+	f->ffree = base_free + (uint64_t)nculls;
 	f->bsize = fake_bsize;
 	return 0;
 }
@@ -132,6 +133,7 @@ setup(void **state)
 		return -1;
 	mode_busy = mode_eio = dead = nculls = outside = fake_fs = 0;
 	fake_bsize = 4096;
+	base_free = BASE_FREE;
 	return 0;
 }
 
@@ -475,6 +477,43 @@ test_kernel_target_met_exactly(void **state)
 }
 
 /*
+ * The table covers what the kernel can ask for at worst, from the stop
+ * limits back to the run limits, not just today's deficit: one file wanted
+ * now, but 10,000 between fstop and frun, so all 6,000 objects are kept
+ * (today's deficit alone keeps TARGET_FLOOR, 4,096), and one is culled.
+ */
+static void
+test_table_covers_worst_deficit(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	struct engine_snap es;
+	unsigned delay;
+
+	(void)state;
+	make_tree(6000);
+	fake_fs = 1;
+	/* 5,000 files in use: before its first scan the engine counts on 50 more for 1 %. */
+	base_free = 995000;
+	st.brun = 0;
+	st.frun = base_free + 1;
+	st.fstop = base_free - 10000;
+	rig_start(&r, 0);
+	first_scan(&r, &st);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	/* Early snapshots wake the loop too: step until the scan has ended. */
+	for (engine_snapshot(r.e, &es); es.scanning; engine_snapshot(r.e, &es)) {
+		wait_scan(&r);
+		run_until_rest(&r, &st, &delay);
+	}
+	assert_int_equal(es.last_objects, 6000);
+	assert_int_equal(es.last_candidates, 6000);
+	assert_int_equal(nculls, 1);
+	assert_int_equal(order[0], 0);
+	rig_stop(&r);
+}
+
+/*
  * A kernel before 5.17 (no released counters) gives block limits in pages:
  * with 1 KiB blocks on 4 KiB pages, brun 300 means 1200 free blocks.
  */
@@ -650,6 +689,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_covers_worst_deficit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_kernel_limits_in_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_exhausted, setup, teardown),
