@@ -2,14 +2,15 @@
 /*
  * vm-gen: the synthetic cache tree of bench/vm-vs-historical.sh.
  *
- *   vm-gen [-s SEED] [-d DAYS] [-k MAXKIB] DIR COUNT MANIFEST
+ *   vm-gen [-s SEED] [-d DAYS] [-m MINKIB] [-k MAXKIB] DIR COUNT MANIFEST
  *
  * Makes DIR/cache/I<volume>/@00..@ff/ for two volumes (an NFS-style and a
  * 9p-style key) and COUNT regular files named like 5.17+ data objects (E:
  * base64 keys of 40 to 90 characters, S: hex words, D: short printable keys).
  * Each file holds real, non-zero data (mkfs.ext4 -d turns zero blocks into
  * holes, and culling a hole frees nothing) of a log-uniform size between
- * 1 KiB and MAXKIB KiB (default 64), carries a user.CacheFiles.cache xattr
+ * MINKIB KiB (default 1) and MAXKIB KiB (default 64; rounded down to MINKIB
+ * times a power of two), carries a user.CacheFiles.cache xattr
  * shaped like the kernel's (object size, zero point, type, content), and has
  * a distinct whole-second access time spread over DAYS days (default 90), so
  * that "the truly oldest K" is well defined.  Creation order is random, so
@@ -39,20 +40,22 @@ static const char *volumes[NVOLS] = {
 #define die(op, obj) gen_die("vm-gen", op, obj)
 
 /*
- * About log-uniform between 1 KiB and maxkib KiB (many small, a few large):
+ * About log-uniform between minkib and maxkib KiB (many small, a few large):
  * a uniform number of doublings, the fraction interpolated linearly, which
  * spares the benchmark libm.
  */
 static size_t
-object_size(unsigned maxkib)
+object_size(unsigned minkib, unsigned maxkib)
 {
 	unsigned bits = 0, e, f;
 
-	while ((2u << bits) <= maxkib)
+	while ((minkib << (bits + 1)) <= maxkib)
 		bits++;
+	if (bits == 0)
+		return (size_t)minkib * 1024;
 	e = (unsigned)(rnd() % (bits * 1024u));
 	f = e % 1024;
-	return ((size_t)1024 << (e / 1024)) * (1024 + f) / 1024;
+	return ((size_t)minkib * 1024 << (e / 1024)) * (1024 + f) / 1024;
 }
 
 static void
@@ -115,20 +118,23 @@ int
 main(int argc, char **argv)
 {
 	static char block[65536];
-	unsigned days = 90, maxkib = 64;
+	unsigned days = 90, minkib = 1, maxkib = 64;
 	uint64_t count, n, *order, span;
 	char path[4096], name[128];
 	time_t now = time(NULL);
 	FILE *mf;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:d:k:")) != -1) {
+	while ((c = getopt(argc, argv, "s:d:m:k:")) != -1) {
 		switch (c) {
 		case 's':
 			gen_seed(optarg);
 			break;
 		case 'd':
 			days = (unsigned)atoi(optarg);
+			break;
+		case 'm':
+			minkib = (unsigned)atoi(optarg);
 			break;
 		case 'k':
 			maxkib = (unsigned)atoi(optarg);
@@ -137,7 +143,8 @@ main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (argc - optind != 3 || days == 0 || maxkib < 2)
+	if (argc - optind != 3 || days == 0 || minkib == 0 || minkib > 4096 || maxkib < minkib ||
+	    maxkib > 65536)
 		goto usage;
 	count = strtoull(argv[optind + 1], NULL, 10);
 	span = (uint64_t)days * 86400;
@@ -163,7 +170,7 @@ main(int argc, char **argv)
 	for (n = 0; n < count; n++) {
 		uint64_t s = order[n];
 		time_t atime = now - (time_t)span + (time_t)(s * (span / count));
-		size_t size = object_size(maxkib);
+		size_t size = object_size(minkib, maxkib);
 		unsigned v = (unsigned)(rnd() % 10) < 7 ? 0 : 1;
 
 		make_name(name, sizeof(name), s);
@@ -177,6 +184,6 @@ main(int argc, char **argv)
 		die("fclose", argv[optind + 2]);
 	return 0;
 usage:
-	fprintf(stderr, "usage: vm-gen [-s SEED] [-d DAYS] [-k MAXKIB] DIR COUNT MANIFEST\n");
+	fprintf(stderr, "usage: vm-gen [-s SEED] [-d DAYS] [-m MINKIB] [-k MAXKIB] DIR COUNT MANIFEST\n");
 	return 2;
 }

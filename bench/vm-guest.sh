@@ -2,7 +2,9 @@
 # Guest half of bench/vm-vs-historical.sh (busybox sh, run by tests/vm/init.sh
 # as the scenario "vmbench").  /out/bench-plan lists the runs, one a line:
 #   probe                      synthetic objects: does the kernel's cull take them?
-#   cull DEV DAEMON COUNT      tree on /dev/DEV below bcull: bind, cull to brun
+#   cull DEV DAEMON COUNT LIMIT FILL RESTART RUN
+#                              tree on /dev/DEV filled to FILL % free: bind,
+#                              cull to brun; RESTART=1: fill again, restart
 #   idle DEV DAEMON COUNT      tree within its limits: CPU over two 20 s windows
 #   nocull DAEMON              only objects held open through 9p: CPU over 20 s
 #   restart DAEMON TIMES       start, wait 3 s, stop, TIMES times on a small tree:
@@ -75,20 +77,34 @@ stop_daemon() {
 	EXIT=$?
 }
 
-run_cull() {
-	dev=$1 who=$2 count=$3 limit=${4:-300}
-	out=/out/vmb-cull-$who-$count-$dev
-	mount_tree "$dev" "$who" || return 1
-	fill_to 5 "$B/filler" || return 1
+# cpu_until_idle PID LIMIT: wait until PID has used no CPU for 2 s (at most
+# LIMIT s; the daemons' work after brun, such as the rest of a scan, counts).
+cpu_until_idle() {
+	n=$2
+	c=$(cpu_ticks "$1")
+	while [ "$n" -gt 0 ] && alive "$1"; do
+		sleep 2
+		c2=$(cpu_ticks "$1")
+		[ $((c2 - c)) -le 1 ] && break
+		c=$c2 n=$((n - 2))
+	done
+}
+
+# cull_round WHO OUT LIMIT: drop caches, start WHO on the mounted tree (below
+# bcull), wait until the kernel's conditions for clearing "cull" hold, then
+# until the daemon is idle, and stop it cleanly.  Writes OUT.raw, .log,
+# .trace (the kernel's unlinks) and .surv (the objects left).
+cull_round() {
+	who=$1 ro=$2 limit=$3
 	{
 		echo "objects_before=$(find "$B/c/cache" -type f | wc -l)"
 		echo "bavail_start=$(fs_bavail) brun=$brun ffree_start=$(ffree) frun=$frun blocks=$(fs_blocks) bsize=$(fs_bsize)"
-	} > "$out.raw"
+		echo "state_file=$([ -f "$B/c/cachefilesd.state" ] && echo 1 || echo 0)"
+	} > "$ro.raw"
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	echo > "$TR/trace"
-	start_daemon "$who" "$out.log" || { echo "bound=0" >> "$out.raw"; stop_daemon; umount "$B"; return 1; }
-	echo "bind_ts=$(reg_ts) kstart_ts=$(kmark_ts "start $who")" >> "$out.raw"
-	# Done when the kernel's conditions for clearing "cull" hold.
+	start_daemon "$who" "$ro.log" || { echo "bound=0" >> "$ro.raw"; stop_daemon; return 1; }
+	echo "bind_ts=$(reg_ts) kstart_ts=$(kmark_ts "start $who")" >> "$ro.raw"
 	n=$((limit * 2)) reached=0
 	while [ $n -gt 0 ] && alive "$PID"; do
 		if limits_ok; then reached=1; break; fi
@@ -96,20 +112,38 @@ run_cull() {
 	done
 	mark "reached"
 	sleep 3
+	echo "reached=$reached cpu_ticks=$(cpu_ticks "$PID")" >> "$ro.raw"
+	cpu_until_idle "$PID" "$limit"
 	{
-		echo "reached=$reached alive=$(alive "$PID" && echo 1 || echo 0)"
-		echo "cpu_ticks=$(cpu_ticks "$PID") rss_kb=$(vm_hwm "$PID")"
+		echo "alive=$(alive "$PID" && echo 1 || echo 0)"
+		echo "cpu_idle_ticks=$(cpu_ticks "$PID") rss_kb=$(vm_hwm "$PID")"
 		echo "bavail_end=$(fs_bavail) ffree_end=$(ffree)"
 		echo "start_ts=$(mark_ts start) reached_ts=$(mark_ts reached)"
-	} >> "$out.raw"
+	} >> "$ro.raw"
 	stop_daemon
-	echo "exit=$EXIT" >> "$out.raw"
-	grep -E 'cachefiles_unlink|tracing_mark_write' "$TR/trace" > "$out.trace"
-	find "$B/c/cache" -type f | sed 's,.*/,,' > "$out.surv"
-	[ -f "$B/filler" ] && echo "filler_kept=1" >> "$out.raw" || echo "filler_kept=0" >> "$out.raw"
-	rm -f "$B/filler"
+	echo "exit=$EXIT" >> "$ro.raw"
+	grep -E 'cachefiles_unlink|tracing_mark_write' "$TR/trace" > "$ro.trace"
+	find "$B/c/cache" -type f | sed 's,.*/,,' > "$ro.surv"
+	log "cull round $ro: $(tr '\n' ' ' < "$ro.raw")"
+}
+
+# run_cull DEV WHO COUNT LIMIT FILL RESTART RUN: fill the tree on DEV to
+# FILL % free and cull; with RESTART=1, fill it again and restart the same
+# daemon on the same cache (its kept state, if any, in place).
+run_cull() {
+	dev=$1 who=$2 count=$3 limit=${4:-300} fill=${5:-6} restart=${6:-0} run=${7:-1}
+	out=/out/vmb-cull-$who-$count-$run
+	mount_tree "$dev" "$who" || return 1
+	echo "dev=$dev fill=$fill" > "$out-1.dev"
+	fill_to "$fill" "$B/filler" || { umount "$B"; return 1; }
+	cull_round "$who" "$out-1" "$limit"
+	if [ "$restart" = 1 ]; then
+		fill_to "$fill" "$B/filler2" || { umount "$B"; return 1; }
+		cull_round "$who" "$out-2" "$limit"
+	fi
+	[ -f "$B/filler" ] && echo "filler_kept=1" >> "$out-1.raw" || echo "filler_kept=0" >> "$out-1.raw"
+	rm -f "$B/filler" "$B/filler2"
 	umount "$B"
-	log "cull run $who $count: $(tr '\n' ' ' < "$out.raw")"
 }
 
 run_idle() {
@@ -240,11 +274,11 @@ run_probe() {
 	log "probe: $(cat "$out")"
 }
 
-while read -r kind a b c d; do
+while read -r kind a b c d e f g; do
 	case $kind in
 	strace) STRACE=1 ;;
 	probe)  run_probe ;;
-	cull)   run_cull "$a" "$b" "$c" "$d" ;;
+	cull)   run_cull "$a" "$b" "$c" "$d" "$e" "$f" "$g" ;;
 	idle)   run_idle "$a" "$b" "$c" ;;
 	nocull) run_nocull "$a" ;;
 	restart) run_restarts "$a" "$b" ;;

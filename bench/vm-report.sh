@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Result lines of bench/vm-vs-historical.sh from what the guest left in OUT:
-#   vm-report.sh OUT VM_WORK ACCEL HIST_VERSION
+#   vm-report.sh OUT VM_WORK ACCEL HIST_VERSION SIZES
 set -u
-out=$1 work=$2 accel=$3 hver=$4
+out=$1 work=$2 accel=$3 hver=$4 sizes=$5
 
 # val FILE KEY: the value of KEY= in a raw file of key=value words.
 val() { tr ' ' '\n' < "$1" | sed -n "s/^$2=//p" | tail -1; }
@@ -28,12 +28,21 @@ if [ -f "$out/vmb-probe.raw" ]; then
 	echo "bench=vm-probe synthetic_objects=4 culled_by_kernel=$gone untouched_kept=$(val "$out/vmb-probe.raw" untouched_kept)"
 fi
 
-for raw in "$out"/vmb-cull-*.raw; do
+# A round's raw file is vmb-cull-DAEMON-COUNT-RUN-ROUND.raw.  The objects a
+# round could cull: all of the manifest's in round 1, round 1's survivors in
+# round 2 (the LRU figure is then among those).
+for raw in "$out"/vmb-cull-*-[12].raw; do
 	[ -f "$raw" ] || continue
 	base=${raw%.raw}
-	name=${base##*/vmb-cull-}
-	dev=${name##*-}; name=${name%-*}
-	who=${name%-*} n=${name##*-}
+	IFS=- read -r who n run round <<EOF
+${base##*/vmb-cull-}
+EOF
+	man=$work/tree-$n-$sizes.manifest
+	if [ "$round" = 2 ]; then
+		awk 'NR == FNR { alive[$1] = 1; next } $3 in alive' \
+			"${base%-2}-1.surv" "$man" > "$base.universe"
+		man=$base.universe
+	fi
 	st=$(val "$raw" start_ts)
 	bind=$(sub "$(val "$raw" bind_ts)" "$(val "$raw" kstart_ts)")
 	first=$(grep cachefiles_unlink "$base.trace" 2>/dev/null | head -1 | ts_of)
@@ -41,20 +50,31 @@ for raw in "$out"/vmb-cull-*.raw; do
 	unlinks=$(grep -c cachefiles_unlink "$base.trace" 2>/dev/null)
 	done_s=NA
 	[ "$(val "$raw" reached)" = 1 ] && done_s=$(sub "$(val "$raw" reached_ts)" "$st")
-	cpu=$(awk -v t="$(val "$raw" cpu_ticks)" 'BEGIN { printf "%.2f", t / 100 }')
-	set -- $(lru "$work/tree-$n.manifest" "$base.surv")
-	echo "bench=vm-cull daemon=$who objects=$n bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") cpu_s=$cpu rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 filler_kept=$(val "$raw" filler_kept) exit=$(val "$raw" exit) disk=$dev accel=$accel"
+	cpu=$(awk -v t="$(val "$raw" cpu_idle_ticks)" 'BEGIN { printf "%.2f", t / 100 }')
+	cpu_brun=$(awk -v t="$(val "$raw" cpu_ticks)" 'BEGIN { printf "%.2f", t / 100 }')
+	# ours logs its scans; the historical daemon culls when its scan ends
+	scan=$(sed -n 's/.*scan: [0-9]* objects, [0-9]* MiB in \([0-9.]*\) s.*/\1/p' "$base.log" 2>/dev/null | head -1)
+	kept=$(grep -c 'state: .* candidates kept' "$base.log" 2>/dev/null)
+	set -- $(lru "$man" "$base.surv")
+	echo "bench=vm-cull daemon=$who objects=$n run=$run round=$round bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") scan_s=${scan:-NA} cpu_s=$cpu cpu_at_brun_s=$cpu_brun rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 kept_state=$kept state_file_before=$(val "$raw" state_file) exit=$(val "$raw" exit) $(cat "${base%-[12]}-1.dev" 2>/dev/null) sizes_kib=$sizes accel=$accel"
 done > "$out/cull-lines.txt"
 cat "$out/cull-lines.txt"
 
-# A field of the first run of DAEMON on COUNT objects that reached brun.
-field() { grep "daemon=$1 objects=$2 " "$out/cull-lines.txt" | grep -v 'done_s=NA' | head -1 | tr ' ' '\n' | sed -n "s/^$3=//p"; }
-for n in $(sed -n 's/.* objects=\([0-9]*\) .*/\1/p' "$out/cull-lines.txt" | sort -un); do
-	line="bench=vm-cull-ratio objects=$n historical=$hver"
+# A field of DAEMON's round on COUNT objects in RUN, when it reached brun.
+field() {
+	grep "daemon=$1 objects=$2 run=$3 round=$4 " "$out/cull-lines.txt" | grep -v 'done_s=NA' |
+		head -1 | tr ' ' '\n' | sed -n "s/^$5=//p"
+}
+sed -n 's/.* objects=\([0-9]*\) run=\([0-9]*\) round=\([12]\) .*/\1 \2 \3/p' "$out/cull-lines.txt" |
+	sort -u -k1n -k2n -k3n |
+while read -r n run round; do
+	line="bench=vm-cull-ratio objects=$n run=$run round=$round historical=$hver"
 	for f in bind_s first_cull_s done_s cpu_s rss_kb; do
-		line="$line ${f%_*}=$(ratio "$(field historical "$n" "$f")" "$(field ours "$n" "$f")")"
+		line="$line ${f%_*}=$(ratio "$(field ours "$n" "$run" "$round" "$f")" "$(field historical "$n" "$run" "$round" "$f")")"
 	done
-	echo "$line (historical / ours)"
+	# our cold scan against the historical daemon's first (it culls when it ends)
+	[ "$round" = 1 ] && line="$line scan=$(ratio "$(field ours "$n" "$run" 1 scan_s)" "$(field historical "$n" "$run" 1 first_cull_s)")"
+	echo "$line lru_ours=$(field ours "$n" "$run" "$round" lru) lru_historical=$(field historical "$n" "$run" "$round" lru) (ours / historical)"
 done
 
 for raw in "$out"/vmb-idle-*.raw; do

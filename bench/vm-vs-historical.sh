@@ -5,22 +5,32 @@
 # kernel with the real CacheFiles module (tests/vm/vm.sh), each daemon on its
 # own copy of the same synthetic cache tree (bench/vm-gen.c, laid into an
 # ext4 image with mkfs.ext4 -d; QEMU opens it with snapshot=on, so both runs
-# start from identical bytes).  Prints one line per run and ratio lines:
-#   bench=vm-cull daemon=D objects=N bind_s= first_cull_s= done_s= cpu_s= rss_kb= culled= lru=
-#   bench=vm-cull-ratio objects=N historical_over_ours_done= ..._cpu= ..._rss=
+# start from identical bytes).  Each cull run fills the tree's disk to FILL %
+# free (limits 10/7/3), drops the dentry and inode caches, starts the daemon
+# and measures until free space is back above brun; with a restart round, it
+# then fills the disk again, drops the caches and starts the same daemon again
+# on the same cache.  Prints one line per round and ratio lines:
+#   bench=vm-cull daemon=D objects=N run=R round=1|2 bind_s= first_cull_s=
+#       done_s= scan_s= cpu_s= rss_kb= culled= lru= ...
+#   bench=vm-cull-ratio objects=N run=R round=1|2 first_cull= done= cpu= ...
+#       (ours / historical: below 1 means ours is better)
 #   bench=vm-idle daemon=D objects=N startup20_cpu_s= idle20_cpu_s=
 #   bench=vm-nocull daemon=D cpu20_s= ...
 #   bench=vm-restart daemon=D starts= died= exit_codes= bind_median_s=
 #
 #   BUILD            build directory (default build); needs $BUILD/cachefilesd
 #                    and $BUILD/bench/vm-gen (make BUILD=... $BUILD/bench/vm-gen)
-#   VMB_COUNTS       object counts (default "20000 100000")
+#   VMB_COUNTS       object counts (default 200000)
+#   VMB_SIZE         object sizes, MIN-MAX KiB, log-uniform (default 4-16)
+#   VMB_FILL         free space, in %, the disk is filled to (default 6)
+#   VMB_RESTART=0    no restart round
+#   VMB_RUNS         cull runs of each daemon at each count (default 1)
 #   VMB_NOCULL=0     skip the nothing-cullable runs
 #   VMB_DAEMONS      which cull runs (default "historical ours")
 #   VMB_IDLE=0       skip the idle runs
 #   VMB_RESTARTS     short lives of each daemon on a small tree (default 16; 0 skips)
 #   VMB_STRACE=1     run the daemons under strace -f (debugging only)
-#   VMB_LIMIT        seconds a cull run may take before it counts as failed (300)
+#   VMB_LIMIT        seconds a cull round may take before it counts as failed (300)
 #   VM_WORK          work directory (default $BUILD/vm-bench)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -35,7 +45,12 @@ VM_WORK=${VM_WORK:-$B/vm-bench}
 CACHEFILESD=${CACHEFILESD:-$B/cachefilesd}
 CFSIM=${CFSIM:-$B/tests/cfsim}
 GEN=${VMB_GEN:-$B/bench/vm-gen}
-COUNTS=${VMB_COUNTS:-20000 100000}
+COUNTS=${VMB_COUNTS:-200000}
+SIZE=${VMB_SIZE:-4-16}
+FILL=${VMB_FILL:-6}
+RESTART=${VMB_RESTART:-1}
+RUNS=${VMB_RUNS:-1}
+NCOUNTS=$(echo $COUNTS | wc -w)
 LIMIT=${VMB_LIMIT:-300}
 DAEMONS=${VMB_DAEMONS:-historical ours}
 export VM_HERE VM_WORK CACHEFILESD CFSIM
@@ -50,6 +65,15 @@ why=$(vm_unusable)
 [ -z "$why" ] || skip "QEMU cannot run here: $why"
 [ -x "$CACHEFILESD" ] || skip "$CACHEFILESD not built"
 [ -x "$GEN" ] || skip "$GEN not built (make BUILD=$BUILD $GEN)"
+case $SIZE in
+*[!0-9-]* | -* | *- | *-*-* | "") skip "VMB_SIZE=$SIZE: want MIN-MAX in KiB" ;;
+*-*) MINKIB=${SIZE%-*} MAXKIB=${SIZE#*-} ;;
+*) MINKIB=$SIZE MAXKIB=$SIZE ;;
+esac
+case $FILL in
+[0-9] | [1-9][0-9]) ;;
+*) skip "VMB_FILL=$FILL: want a percentage below 100" ;;
+esac
 
 # The historical daemon: Debian's package, unpacked, never installed.
 hist_daemon() {
@@ -64,15 +88,17 @@ hist_daemon || skip "apt-get download cachefilesd failed"
 HIST=$VM_WORK/historical/root/sbin/cachefilesd
 HIST_VERSION=$(basename "$VM_WORK"/historical/cachefilesd_*.deb .deb | sed 's/^cachefilesd_//')
 
-# image N: the pristine tree of N objects and its manifest (cached).
+# image N: the pristine tree of N objects and its manifest (cached, keyed by
+# the generator's source, the count and the sizes).
 image() {
-	n=$1 img=$VM_WORK/tree-$1.ext4 man=$VM_WORK/tree-$1.manifest
-	stamp="$(cksum < "$TOP/bench/vm-gen.c") $n"
+	n=$1 tn=tree-$1-$MINKIB-$MAXKIB
+	img=$VM_WORK/$tn.ext4 man=$VM_WORK/$tn.manifest
+	stamp="$(cksum < "$TOP/bench/vm-gen.c") $n $MINKIB $MAXKIB"
 	[ -s "$img" ] && [ -s "$man" ] && [ "$(cat "$img.stamp" 2>/dev/null)" = "$stamp" ] && return 0
-	say "generating $n objects"
-	t=$VM_WORK/tree-$n.d
+	say "generating $n objects of $MINKIB-$MAXKIB KiB"
+	t=$VM_WORK/$tn.d
 	rm -rf "$t" "$img"; mkdir -p "$t"
-	"$GEN" -s "$n" "$t/c" "$n" "$man.tmp" || return 1
+	"$GEN" -s "$n" -m "$MINKIB" -k "$MAXKIB" "$t/c" "$n" "$man.tmp" || return 1
 	# objects in 4 KiB blocks, plus a third for the filler and the limits,
 	# plus inode tables (256 bytes an inode, three inodes an object)
 	kib=$(awk '{ b += int(($2 + 4095) / 4096) } END { printf "%d", b * 4 * 4 / 3 + NR * 3 / 4 + 65536 }' "$man.tmp")
@@ -97,16 +123,20 @@ first=
 for n in $COUNTS; do
 	image "$n" || skip "could not generate the $n-object image"
 	[ -n "$first" ] || first=$n
-	for who in $DAEMONS; do
-		add_drive "$VM_WORK/tree-$n.ext4"
-		plan="$plan
-cull $DEV $who $n $LIMIT"
+	r=1
+	while [ "$r" -le "$RUNS" ]; do
+		for who in $DAEMONS; do
+			add_drive "$VM_WORK/tree-$n-$MINKIB-$MAXKIB.ext4"
+			plan="$plan
+cull $DEV $who $n $LIMIT $FILL $RESTART $r"
+		done
+		r=$((r + 1))
 	done
 done
 [ "${VMB_STRACE:-0}" = 1 ] && plan="strace
 $plan"
 [ "${VMB_IDLE:-1}" = 0 ] || for who in historical ours; do
-	add_drive "$VM_WORK/tree-$first.ext4"
+	add_drive "$VM_WORK/tree-$first-$MINKIB-$MAXKIB.ext4"
 	plan="$plan
 idle $DEV $who $first"
 done
@@ -136,7 +166,7 @@ cat "$VM_WORK/initramfs.cpio" "$VM_WORK/extra.cpio" > "$VM_WORK/bench-initramfs.
 bd=$VM_WORK/boot
 rm -rf "$bd"; mkdir -p "$bd/out"
 echo "$plan" > "$bd/out/bench-plan"
-echo "vmbench $((LIMIT * 6 + 900))" > "$bd/out/plan"
+echo "vmbench $((LIMIT * 4 * NCOUNTS * RUNS * (RESTART + 1) + 900))" > "$bd/out/plan"
 truncate -s 64M "$bd/cache.img"
 mkfs.ext4 -F -q "$bd/cache.img" || skip "mkfs failed"
 accel=$(vm_accel)
@@ -149,7 +179,7 @@ say "booting ($accel, kernel $(vm_kver)); plan: $(echo "$plan" | tr '\n' ';')"
 # The same QEMU command as vm_boot in tests/vm/vm.sh, with our disks added
 # (vm_boot makes one fresh 64 MiB disk and takes no others).
 t0=$(date +%s)
-timeout -k 5 $((LIMIT * 6 + 1000)) qemu-system-x86_64 $acc $(vm_machine) \
+timeout -k 5 $((LIMIT * 4 * NCOUNTS * RUNS * (RESTART + 1) + 1000)) qemu-system-x86_64 $acc $(vm_machine) \
 	-m "$VM_MEM" -smp 1 -nodefaults -no-reboot -display none -serial stdio \
 	-kernel "/boot/vmlinuz-$(vm_kver)" -initrd "$VM_WORK/bench-initramfs.cpio" \
 	-append "console=ttyS0 rdinit=/init panic=-1 quiet" \
@@ -160,4 +190,4 @@ timeout -k 5 $((LIMIT * 6 + 1000)) qemu-system-x86_64 $acc $(vm_machine) \
 qrc=$?
 say "host load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say "QEMU status $qrc after $(( $(date +%s) - t0 ))s; results in $bd/out"
-sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel" "$HIST_VERSION"
+sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel" "$HIST_VERSION" "$MINKIB-$MAXKIB"
