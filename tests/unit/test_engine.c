@@ -191,7 +191,7 @@ wait_scan(struct rig *r)
 	engine_snapshot(r->e, &es);
 	if (!es.scanning)
 		return;
-	assert_int_equal(poll(&pfd, 1, 60000), 1);	/* the scan runs at nice 19 */
+	assert_int_equal(poll(&pfd, 1, 60000), 1);	/* the scan runs niced */
 }
 
 /* The first step (which starts the scan), then the scan's end, as the loop sees them. */
