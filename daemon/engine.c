@@ -90,6 +90,15 @@ struct engine {
 	/* The candidates being culled. */
 	struct scan_result *cur;
 	struct victims *vs;
+	/*
+	 * What the kept state says of cur, when cur is what it holds (a
+	 * finished scan's table, or the table read from it at start): the
+	 * candidates it lists, whether their list was full, when it was
+	 * written.  cur_kept 0: cur is not in the file (a partial table).
+	 */
+	int cur_kept, cur_full;
+	size_t cur_n0;
+	uint64_t cur_written_s;
 	uint64_t mean_bytes, objects;
 	uint64_t odd_logged;		/* what the last logged scan left alone */
 
@@ -200,14 +209,22 @@ state_read(struct engine *e)
 	free(buf);
 	e->cur = r;
 	e->vs = victims_new(r, e->cachefd);
+	e->cur_kept = 1;
+	e->cur_full = info.complete_ns != UINT64_MAX;
+	e->cur_n0 = info.ncand;
+	e->cur_written_s = info.written_s;
 	log_info("state: %zu candidates kept by the scan of %llu s ago; each is checked "
 		 "again before its cull", info.ncand,
 		 (unsigned long long)((uint64_t)time(NULL) - info.written_s));
 }
 
-/* After a scan: keep its oldest candidates for the next start.  Before victims_new. */
+/*
+ * Keep cur's oldest candidates (sorted oldest first: before victims_new,
+ * or compacted by victims_retry) for the next start, as written at
+ * written_s.
+ */
 static void
-state_write(struct engine *e, int full)
+state_write(struct engine *e, int full, uint64_t written_s)
 {
 	struct state_key k;
 	size_t len;
@@ -216,13 +233,46 @@ state_write(struct engine *e, int full)
 
 	if (!e->state_file || (fd = state_dir(e, &k)) < 0)
 		return;
-	if (state_encode(e->cur, &k, (uint64_t)time(NULL), full, &buf, &len) == 0) {
+	if (state_encode(e->cur, &k, written_s, full, &buf, &len) == 0) {
 		if (state_save(fd, buf, len) < 0)
 			log_warn("state: %s not written", STATE_FILE);
 		else
 			log_debug(1, "state: %zu bytes written to %s", len, STATE_FILE);
 		free(buf);
 	}
+	close(fd);
+}
+
+/*
+ * At a stop: the file still lists what was culled (or found gone) since it
+ * was written, and a restart would check all of those first, reading the
+ * directories they lived in, before its first cull.  So keep only what is
+ * left of the table: the busy ones kept for a retry and those not reached,
+ * still oldest first, with the list's completeness and its time of writing
+ * unchanged (what is gone from the front was older than everything left).
+ * With nothing left the file goes: it would list only objects now gone.
+ */
+static void
+state_rewrite(struct engine *e)
+{
+	struct state_key k;
+	size_t n;
+	int fd;
+
+	if (!e->state_file || !e->cur_kept || e->vs == NULL ||
+	    victims_left(e->vs) + victims_kept(e->vs) >= e->cur_n0)
+		return;
+	n = victims_retry(e->vs);
+	if (n > 0) {
+		scan_keep_oldest(e->cur, n);
+		state_write(e, e->cur_full, e->cur_written_s);
+		log_debug(1, "state: %zu of %zu candidates left to keep", n, e->cur_n0);
+		return;
+	}
+	if ((fd = state_dir(e, &k)) < 0)
+		return;
+	if (unlinkat(fd, STATE_FILE, 0) < 0 && errno != ENOENT)
+		log_warn("state: %s not removed", STATE_FILE);
 	close(fd);
 }
 
@@ -476,6 +526,7 @@ drop_table(struct engine *e)
 	e->vs = NULL;
 	scan_free(e->cur);
 	e->cur = NULL;
+	e->cur_kept = 0;
 }
 
 /* Make the finished scan's table the current one; 0, or -1 when the scan failed. */
@@ -491,7 +542,11 @@ take_table(struct engine *e)
 	drop_table(e);
 	e->cur = e->next;
 	e->next = NULL;
-	state_write(e, scan_ncand(e->cur) >= e->opts.max_candidates);
+	e->cur_kept = 1;
+	e->cur_full = scan_ncand(e->cur) >= e->opts.max_candidates;
+	e->cur_n0 = scan_ncand(e->cur);
+	e->cur_written_s = (uint64_t)time(NULL);
+	state_write(e, e->cur_full, e->cur_written_s);
 	e->vs = victims_new(e->cur, e->cachefd);
 	ss = scan_stats(e->cur);
 	e->objects = ss->objects;
@@ -1040,6 +1095,7 @@ engine_free(struct engine *e)
 		return;
 	event(e, EFSM_EV_STOP, &out);
 	cancel_scan(e);		/* whatever the state: never leave a thread behind */
+	state_rewrite(e);
 	victims_free(e->vs);
 	scan_free(e->cur);
 	scan_free(e->partial);
