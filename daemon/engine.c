@@ -82,6 +82,15 @@ struct engine {
 	struct scan_early early;
 	struct scan_result *partial;	/* offered to the machine, not yet taken */
 	uint64_t scan_culled0, scan_blocks0;	/* culled and culled_blocks at its start */
+	/*
+	 * Objects culled while it runs, by inode and atime (at most
+	 * max_candidates of them): the scan may have seen them before they
+	 * went, and its table leaves them out (take_table).
+	 */
+	struct gone {
+		uint64_t ino, atime_ns;
+	} *gone;
+	size_t ngone, gone_cap;
 	int early_logged;		/* the scan's first partial table was logged */
 	/* Kept state (state_file): DIR/cachefilesd.state. */
 	int state_file;
@@ -448,6 +457,7 @@ start_scan(struct engine *e)
 	scan_free(scan_early_take(&e->early));
 	e->scan_culled0 = e->culled;
 	e->scan_blocks0 = e->culled_blocks;
+	e->ngone = 0;
 	e->early_logged = 0;
 	atomic_store(&e->cancel, 0);
 	atomic_store(&e->done, 0);
@@ -480,6 +490,7 @@ cancel_scan(struct engine *e)
 	scan_free(e->next);
 	e->next = NULL;
 	scan_free(scan_early_take(&e->early));
+	e->ngone = 0;
 }
 
 static void
@@ -529,6 +540,59 @@ drop_table(struct engine *e)
 	e->cur_kept = 0;
 }
 
+static int
+gone_cmp(const void *a, const void *b)
+{
+	const struct gone *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->atime_ns < y->atime_ns ? -1 : x->atime_ns > y->atime_ns;
+}
+
+/* A cull while a scan runs: remember the object (bounded; see struct engine). */
+static void
+gone_add(struct engine *e, const struct victim *v)
+{
+	if (!e->thread || e->ngone >= e->opts.max_candidates)
+		return;
+	if (e->ngone == e->gone_cap) {
+		e->gone_cap = e->gone_cap ? e->gone_cap * 2 : 4096;
+		e->gone = xreallocarray(e->gone, e->gone_cap, sizeof(*e->gone));
+	}
+	e->gone[e->ngone].ino = v->ino;
+	e->gone[e->ngone].atime_ns = v->atime_ns;
+	e->ngone++;
+}
+
+/*
+ * Leave out of the finished scan's table what was culled while it ran: the
+ * culler would check each again (reading its directory) and find it gone,
+ * and the kept state written from the table would make the next start do
+ * the same before its first cull.  The same inode with the same atime: a
+ * new object on a reused inode number is younger, and stays.  The rest
+ * keep their order, oldest first.
+ */
+static void
+drop_gone(struct engine *e)
+{
+	struct cand *c = scan_cands(e->cur);
+	size_t n = scan_ncand(e->cur), i, k = 0;
+
+	if (e->ngone == 0)
+		return;
+	qsort(e->gone, e->ngone, sizeof(*e->gone), gone_cmp);
+	for (i = 0; i < n; i++) {
+		struct gone g = { cand_ino(&c[i]), cand_atime(&c[i]) };
+
+		if (bsearch(&g, e->gone, e->ngone, sizeof(g), gone_cmp) == NULL)
+			c[k++] = c[i];
+	}
+	scan_keep_oldest(e->cur, k);
+	log_debug(1, "scan: %zu of its candidates were culled while it ran", n - k);
+	e->ngone = 0;
+}
+
 /* Make the finished scan's table the current one; 0, or -1 when the scan failed. */
 static int
 take_table(struct engine *e)
@@ -537,13 +601,16 @@ take_table(struct engine *e)
 
 	if (e->next == NULL) {
 		log_warnx("scan of the cache failed");
+		e->ngone = 0;
 		return -1;
 	}
 	drop_table(e);
 	e->cur = e->next;
 	e->next = NULL;
 	e->cur_kept = 1;
+	/* Full or not as the scan left it: what was culled meanwhile is gone, not missing. */
 	e->cur_full = scan_ncand(e->cur) >= e->opts.max_candidates;
+	drop_gone(e);
 	e->cur_n0 = scan_ncand(e->cur);
 	e->cur_written_s = (uint64_t)time(NULL);
 	state_write(e, e->cur_full, e->cur_written_s);
@@ -582,6 +649,7 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 	case 0:
 		e->culled++;
 		e->culled_blocks += v->blocks;
+		gone_add(e, v);
 		log_debug(2, "culled %s", name);
 		return 1;
 	case -EBUSY:
@@ -881,7 +949,7 @@ harvest(struct engine *e, struct efsm_out *out)
 	}
 	facts(e, &in);
 	in.ncand = scan_ncand(e->cur);
-	in.full = in.ncand >= e->opts.max_candidates;
+	in.full = e->cur_full;
 	in.scan_ms = scan_stats(e->cur)->ms;
 	dispatch(e, EFSM_EV_SCAN_DONE, &in, out);
 	return 1;
@@ -1102,5 +1170,6 @@ engine_free(struct engine *e)
 	scan_free(scan_early_take(&e->early));
 	pthread_mutex_destroy(&e->early.lock);
 	close(e->evfd);
+	free(e->gone);
 	free(e);
 }

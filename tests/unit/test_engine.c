@@ -663,6 +663,17 @@ kept_header(void)
 	return h;
 }
 
+static void
+wait_walked(void)
+{
+	const struct timespec tick = { 0, 2 * 1000 * 1000 };
+	int n = 30000;
+
+	while (!atomic_load(&walked) && --n > 0)
+		nanosleep(&tick, NULL);
+	assert_true(atomic_load(&walked));
+}
+
 /* A first run: one scan, its 100 candidates kept, nothing culled. */
 static void
 kept_100(void)
@@ -737,6 +748,52 @@ test_stop_keeps_what_is_left(void **state)
 	assert_int_equal(outside, 0);
 }
 
+/*
+ * Objects culled while a scan runs, after it saw them, are left out of its
+ * table: not checked again by the culler, not kept for the next start.
+ */
+static void
+test_culled_during_scan_left_out(void **state)
+{
+	struct engine_snap es;
+	struct kstate st = wants(0);
+	struct rig r;
+	unsigned delay;
+	int i;
+
+	(void)state;
+	kept_100();
+	/* The restart's scan sees all 100, then waits; 10 are culled from the kept state. */
+	atomic_store(&hold, 1);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 10;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_walked();
+	st.cull = 1;
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 10);
+	/* The scan ends: its table holds the 90 left, and so does the file. */
+	atomic_store(&hold, 0);
+	wait_scan(&r);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.scans, 1);
+	assert_int_equal(es.last_objects, 100);
+	assert_int_equal(es.last_candidates, 90);
+	assert_int_equal(kept_header().ncand, 90);
+	/* Culling from it goes on with the next oldest, none found gone. */
+	st.frun = BASE_FREE + 20;
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 20);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.vanished, 0);
+	rig_stop(&r);
+	assert_int_equal(outside, 0);
+}
+
 /* Freed while a scan runs: the scan is cancelled and joined, nothing is culled. */
 static void
 test_free_while_scanning(void **state)
@@ -775,6 +832,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_and_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_while_scanning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_keeps_what_is_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_culled_during_scan_left_out, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
