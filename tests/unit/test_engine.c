@@ -51,6 +51,7 @@ struct scan_result *__real_scan_run(int rootfd, const struct scan_opts *opt,
  * happens after the scan saw the tree, for certain.
  */
 static atomic_int hold, walked;
+static const atomic_int *scan_yield;	/* the last scan's scan_opts.yield */
 
 struct scan_result *
 __wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
@@ -58,6 +59,7 @@ __wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *p
 	const struct timespec tick = { 0, 2 * 1000 * 1000 };
 	struct scan_result *r = __real_scan_run(rootfd, opt, prog);
 
+	scan_yield = opt->yield;
 	atomic_store(&walked, 1);
 	while (atomic_load(&hold) && !(opt->cancel != NULL && atomic_load(opt->cancel)))
 		nanosleep(&tick, NULL);
@@ -794,6 +796,38 @@ test_culled_during_scan_left_out(void **state)
 	assert_int_equal(outside, 0);
 }
 
+/*
+ * Culls go first: while batches follow one another from a table (here the
+ * kept one) and a scan runs, the scan is asked to wait; once culling
+ * stops, it is let go.
+ */
+static void
+test_scan_yields_to_culls(void **state)
+{
+	struct kstate st = wants(0);
+	struct rig r;
+	unsigned delay;
+
+	(void)state;
+	kept_100();
+	atomic_store(&hold, 1);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 80;	/* more than one batch */
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_walked();
+	assert_non_null(scan_yield);
+	assert_int_equal(atomic_load(scan_yield), 0);
+	st.cull = 1;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	assert_int_equal(nculls, 64);
+	assert_int_equal(atomic_load(scan_yield), 1);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 80);
+	assert_int_equal(atomic_load(scan_yield), 0);
+	rig_stop(&r);
+}
+
 /* Freed while a scan runs: the scan is cancelled and joined, nothing is culled. */
 static void
 test_free_while_scanning(void **state)
@@ -833,6 +867,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_free_while_scanning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_keeps_what_is_left, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_culled_during_scan_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_yields_to_culls, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
