@@ -17,6 +17,15 @@
 #            (peak RSS minus RSS at bind, over the candidates of the scan),
 #            bind time, time to the first cull and to the end of culling,
 #            all from the simulator's log (CLOCK_MONOTONIC, ms).
+#   restart  after the daemon's first round has culled and its scan has
+#            ended (which writes the kept state, DIR/cachefilesd.state), a
+#            clean stop (SIGTERM), the deficit made again by more filler,
+#            drop_caches, and a second start: time from bind to the first
+#            cull (the target is under 1 s), to the end of culling, the kept
+#            state's size at the start and its candidates, peak RSS
+#            (bench=big-daemon-restart); BIG_RESTART=N repeats it N times,
+#            each round but the last waiting for its scan to end (a cold
+#            scan of the whole tree) so that the next has fresh kept state
 #
 # Culling removes about 1 % of the objects, so each daemon run leaves the
 # tree smaller; the objects count is printed on every line.
@@ -26,7 +35,8 @@
 # (0: no drop_caches runs), BIG_COLD_ONE (0: no cold one-thread scan),
 # BIG_MEMORY (0: no table-size scan), BIG_SCAN (0: skip the scans),
 # BIG_DAEMON (0: skip the daemon),
-# BIG_DAEMON_COLD (1: drop caches before the daemon starts), BENCH_OUT.
+# BIG_DAEMON_COLD (1: drop caches before the daemon starts), BIG_RESTART
+# (restart rounds, default 1; 0: none), BENCH_OUT.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -131,63 +141,110 @@ daemon_big() {
 		SIM_NO_TMPFS=1
 		sim_setup
 		SIM_DIR=$T
-		# Free files just below fcull 5 %: empty files outside DIR/cache.
-		files=$(stat -f -c %c "$MNT") ffree=$(stat -f -c %d "$MNT")
-		want=$((files / 100 * 5 - files / 1000))
-		if [ "$ffree" -gt $((want + 300)) ]; then
-			mkdir -p "$MNT/filler"
-			# cachegen makes 260 directories besides the files
-			"$BIN/cachegen" -s 7 "$MNT/filler/$(date +%s)" $((ffree - want - 260)) || exit 1
-		fi
-		# every inode under filler/ (files and directories) is not an object
-		echo $(( $(find "$MNT/filler" | wc -l) )) >"$MNT/filler.count"
-		n=$(objects)
-		ffree=$(stat -f -c %d "$MNT")
+		STATE=$T/cachefilesd.state
 		printf 'dir %s\ntag big\nfrun 6%%\nfcull 5%%\nfstop 1%%\n' "$T" >"$SIM_CONF"
 		sim_start
+		deficit
 		# warm: the scans above left the metadata cached (BIG_DAEMON_COLD=1: drop it)
 		[ "${BIG_DAEMON_COLD:-0}" = 1 ] && drop
-		daemon_start -n -s -f "$SIM_CONF"
-		sim_wait_bound 60 || { echo "# daemon did not bind"; cat "$DAEMON_LOG"; exit 1; }
-		rss0=$(proc_field "$DAEMON_PID" VmRSS | awk '{ print $1 }')
-		# Culling is over when the kernel says so and nothing moves.
-		last=-1 same=0 left=3000
-		while [ "$left" -gt 0 ]; do
-			c=$(sim_state cull_files)
-			if [ "$c" = "$last" ] && [ "$(sim_state cull)" = 0 ]; then
-				# done; or never asked to cull (10 s)
-				same=$((same + 1))
-				[ "$same" -ge 3 ] && [ "$c" != 0 ] && break
-				[ "$same" -ge 10 ] && break
-			else
-				same=0
+		rm -f "$STATE"	# the first round starts from a full scan
+		daemon_round big-daemon "$([ "${BIG_DAEMON_COLD:-0}" = 1 ] && echo cold || echo warm)" 1
+		i=1
+		while [ "$i" -le "${BIG_RESTART:-1}" ]; do
+			if [ ! -s "$STATE" ]; then
+				echo "bench=big-daemon-restart skipped reason=\"no kept state after the last round\""
+				exit 0
 			fi
-			last=$c; left=$((left - 1)); sleep 1
+			# After a clean stop: the deficit again, the page cache dropped.
+			deficit
+			drop
+			# a round with another to follow lets its scan end: fresh kept state
+			daemon_round big-daemon-restart cold $((i < ${BIG_RESTART:-1}))
+			i=$((i + 1))
+		done
+	) | while read -r line; do case $line in bench=*) emit "$line" ;; *) echo "$line" ;; esac; done
+}
+
+# In daemon_big's subshell: free files just below fcull 5 %, by empty files
+# outside DIR/cache (the deficit, 1.1 % of the files with frun 6 %).
+deficit() {
+	files=$(stat -f -c %c "$MNT") ffree=$(stat -f -c %d "$MNT")
+	want=$((files / 100 * 5 - files / 1000))
+	if [ "$ffree" -gt $((want + 300)) ]; then
+		mkdir -p "$MNT/filler"
+		# cachegen makes 260 directories besides the files
+		"$BIN/cachegen" -s 7 "$MNT/filler/$(date +%s)" $((ffree - want - 260)) || exit 1
+	fi
+	# every inode under filler/ (files and directories) is not an object
+	echo $(( $(find "$MNT/filler" | wc -l) )) >"$MNT/filler.count"
+	ffree=$(stat -f -c %d "$MNT")
+}
+
+# daemon_round NAME STATE SCAN: one daemon run from start to the end of
+# culling, then a clean stop (SIGTERM); one result line.  SCAN=1: also wait
+# for the scan to end, since that is when the kept state is written whole
+# (engine.c take_table -> state_write), and a restart round needs it.
+daemon_round() {
+	name=$1 how=$2 scan=$3
+	sbytes=$(stat -c %s "$STATE" 2>/dev/null || echo 0)
+	log0=$(wc -l <"$SIM_LOG")
+	c0=$(sim_state cull_files)
+	: >"$DAEMON_LOG"
+	daemon_start -n -s -f "$SIM_CONF"
+	sim_wait_bound 60 || { echo "# daemon did not bind"; cat "$DAEMON_LOG"; exit 1; }
+	rss0=$(proc_field "$DAEMON_PID" VmRSS | awk '{ print $1 }')
+	# Culling is over when the kernel says so and nothing moves.
+	last=-1 same=0 left=3000
+	while [ "$left" -gt 0 ]; do
+		c=$(sim_state cull_files)
+		if [ "$c" = "$last" ] && [ "$(sim_state cull)" = 0 ]; then
+			# done; or never asked to cull (10 s)
+			same=$((same + 1))
+			[ "$same" -ge 3 ] && [ "$c" != "$c0" ] && break
+			[ "$same" -ge 10 ] && break
+		else
+			same=0
+		fi
+		last=$c; left=$((left - 1)); sleep 1
+	done
+	hwm=$(proc_field "$DAEMON_PID" VmHWM | awk '{ print $1 }')
+	cpu=$(proc_cpu "$DAEMON_PID" | awk '{ printf "%.2f", $1 / 100 }')
+	culled=$(( $(sim_state cull_files) - c0 ))
+	if [ "$scan" = 1 ]; then
+		left=1200
+		while [ "$left" -gt 0 ] && ! grep -q 'scan: ' "$DAEMON_LOG"; do
+			left=$((left - 1)); sleep 1
 		done
 		hwm=$(proc_field "$DAEMON_PID" VmHWM | awk '{ print $1 }')
-		cpu=$(proc_cpu "$DAEMON_PID" | awk '{ printf "%.2f", $1 / 100 }')
-		culled=$(sim_state cull_files)
-		daemon_signal TERM; daemon_wait_exit 60 >/dev/null 2>&1
-		scanline=$(grep 'scan: ' "$DAEMON_LOG" | head -1)
-		# the scan's count: culled objects stay in the simulator's graveyard
-		n=$(echo "$scanline" | sed -n 's/.*scan: \([0-9]*\) objects.*/\1/p')
-		cand=$(echo "$scanline" | sed -n 's/.* \([0-9]*\) candidates.*/\1/p')
-		awk -v n="$n" -v ffree="$ffree" -v files="$files" -v rss0="$rss0" -v hwm="$hwm" \
-		    -v cand="${cand:-0}" -v culled="$culled" -v cpu="$cpu" -v ld="$(load)" \
-		    -v state="$([ "${BIG_DAEMON_COLD:-0}" = 1 ] && echo cold || echo warm)" '
-			/ open: pid / && !o { o = $1 }
-			/ bound: / && !b { b = $1 }
-			/^[0-9.]+ cull .* -> / { if (!f) f = $1; l = $1 }
-			END {
-				printf "bench=big-daemon state=%s objects=%d files=%d ffree_at_start=%d deficit_files=%d " \
-				    "bind_s=%.3f first_cull_s=%.3f last_cull_s=%.3f culled=%d candidates=%d " \
-				    "rss_at_bind_kb=%d peak_rss_kb=%d bytes_per_candidate=%.1f cpu_s=%s load=%s\n",
-				    state, n, files, ffree, int(files / 100) * 6 - ffree, b - o, f - o, l - o, culled, cand,
-				    rss0, hwm, (cand > 0) ? (hwm - rss0) * 1024 / cand : 0, cpu, ld
-			}' "$SIM_LOG"
-		echo "# daemon: $scanline"
-		grep -E 'cull:|error|warn' "$DAEMON_LOG" | head -5 | sed 's/^/# daemon: /'
-	) | while read -r line; do case $line in bench=*) emit "$line" ;; *) echo "$line" ;; esac; done
+	fi
+	daemon_signal TERM; daemon_wait_exit 60 >/dev/null 2>&1
+	cp "$DAEMON_LOG" "$SIM_TMP/$name.log"
+	scanline=$(grep 'scan: ' "$DAEMON_LOG" | head -1)
+	kept=$(grep 'state: ' "$DAEMON_LOG" | head -1)
+	# the scan's count: culled objects stay in the simulator's graveyard
+	n=$(echo "$scanline" | sed -n 's/.*scan: \([0-9]*\) objects.*/\1/p')
+	cand=$(echo "$scanline" | sed -n 's/.* \([0-9]*\) candidates.*/\1/p')
+	kcand=$(echo "$kept" | sed -n 's/.*state: \([0-9]*\) candidates kept.*/\1/p')
+	[ -n "$n" ] || n=$(objects)
+	tail -n +$((log0 + 1)) "$SIM_LOG" | awk -v n="$n" -v ffree="$ffree" -v files="$files" \
+	    -v rss0="$rss0" -v hwm="$hwm" -v cand="${cand:-0}" -v culled="$culled" -v cpu="$cpu" \
+	    -v ld="$(load)" -v state="$how" -v name="$name" -v kcand="${kcand:-0}" \
+	    -v sbytes="$sbytes" '
+		/ open: pid / && !o { o = $1 }
+		/ bound: / && !b { b = $1 }
+		/^[0-9.]+ cull .* -> / { if (!f) f = $1; l = $1 }
+		END {
+			printf "bench=%s state=%s objects=%d files=%d ffree_at_start=%d deficit_files=%d " \
+			    "bind_s=%.3f first_cull_s=%.3f last_cull_s=%.3f first_cull_after_bind_s=%.3f culled=%d candidates=%d ", \
+			    name, state, n, files, ffree, int(files / 100) * 6 - ffree, b - o, f - o, l - o, f - b, culled, cand
+			if (name ~ /restart/)
+				printf "kept_candidates=%d state_bytes=%d ", kcand, sbytes
+			printf "rss_at_bind_kb=%d peak_rss_kb=%d bytes_per_candidate=%.1f cpu_s=%s load=%s\n",
+			    rss0, hwm, (cand > 0) ? (hwm - rss0) * 1024 / cand : 0, cpu, ld
+		}'
+	echo "# daemon: ${scanline:-no scan ended before the stop}"
+	[ -z "$kept" ] || echo "# daemon: $kept"
+	grep -E 'cull:|error|warn' "$DAEMON_LOG" | head -5 | sed 's/^/# daemon: /'
 }
 
 echo "# big: $(uname -r), $(nproc) CPUs, tree $T, load before $(load)"

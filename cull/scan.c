@@ -114,6 +114,17 @@ cancelled(const struct walk *w)
 	return w->opt->cancel && atomic_load_explicit(w->opt->cancel, memory_order_relaxed);
 }
 
+/* Wait while the caller asks the scan to yield (scan_opts.yield), unless cancelled. */
+static void
+yield(const struct walk *w)
+{
+	const struct timespec tick = { 0, 2 * 1000 * 1000 };
+
+	while (w->opt->yield && atomic_load_explicit(w->opt->yield, memory_order_relaxed) &&
+	       !cancelled(w))
+		nanosleep(&tick, NULL);
+}
+
 /* Identity of the mount a directory descriptor is on: (dev, mount id if known). */
 static int
 fd_mount(int fd, dev_t *dev, uint64_t *mnt, int *has_mnt)
@@ -486,7 +497,10 @@ gather(struct worker *k, int fd, size_t *nent)
 
 	*nent = 0;
 	while (used + DENTS_READ <= DENTS_BUF) {
-		ssize_t n = getdents64(fd, k->buf + used, DENTS_READ), off;
+		ssize_t n, off;
+
+		yield(k->w);
+		n = getdents64(fd, k->buf + used, DENTS_READ);
 		if (n < 0)
 			return -1;
 		if (n == 0)
@@ -523,6 +537,7 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
 			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 				continue;
+			yield(k->w);
 			entry(k, fd, dir, d, de->d_name, de->d_type, &dobj, &dbytes);
 		}
 		if (cancelled(k->w))

@@ -57,6 +57,12 @@ struct scan_opts {
 	size_t max_candidates;		/* heap size; 0 = statistics only */
 	unsigned threads;		/* workers, >= 1 */
 	const atomic_int *cancel;	/* stop early when *cancel becomes non-zero */
+	/*
+	 * While *yield is non-zero the workers wait (polling every 2 ms)
+	 * before their next directory read and their next entry: someone else
+	 * needs the disk first.  NULL: never.
+	 */
+	const atomic_int *yield;
 	uint64_t seed;			/* directory order; 0: from the clock */
 	struct scan_early *early;	/* NULL: no early snapshots */
 };

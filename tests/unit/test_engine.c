@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "cull/scan.h"
+#include "cull/state.h"
 #include "cull/target.h"
 #include "daemon/engine.h"
 #include "kernel/channel.h"
@@ -19,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,32 @@ int __wrap_kernel_cull(struct kchan *k, const char *name);
 int __wrap_kernel_dead(const struct kchan *k);
 int __wrap_target_fsfree(int fd, struct fsfree *f);
 int __real_target_fsfree(int fd, struct fsfree *f);
+struct scan_result *__wrap_scan_run(int rootfd, const struct scan_opts *opt,
+				    struct scan_progress *prog);
+struct scan_result *__real_scan_run(int rootfd, const struct scan_opts *opt,
+				    struct scan_progress *prog);
+
+/*
+ * The scan gate: with hold set, a scan walks the whole tree and then waits
+ * (until hold is cleared or the scan is cancelled) before it hands its table
+ * over; walked says it has seen everything.  What the engine does meanwhile
+ * happens after the scan saw the tree, for certain.
+ */
+static atomic_int hold, walked;
+static const atomic_int *scan_yield;	/* the last scan's scan_opts.yield */
+
+struct scan_result *
+__wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
+{
+	const struct timespec tick = { 0, 2 * 1000 * 1000 };
+	struct scan_result *r = __real_scan_run(rootfd, opt, prog);
+
+	scan_yield = opt->yield;
+	atomic_store(&walked, 1);
+	while (atomic_load(&hold) && !(opt->cancel != NULL && atomic_load(opt->cancel)))
+		nanosleep(&tick, NULL);
+	return r;
+}
 
 /*
  * A filesystem of 1,000,000 blocks and files where every cull frees
@@ -132,6 +161,8 @@ setup(void **state)
 	if (realpath(p, cache_real) == NULL)
 		return -1;
 	mode_busy = mode_eio = dead = nculls = outside = fake_fs = 0;
+	atomic_store(&hold, 0);
+	atomic_store(&walked, 0);
 	fake_bsize = 4096;
 	base_free = BASE_FREE;
 	return 0;
@@ -657,6 +688,185 @@ test_outside_goal_older_than_and_cancel(void **state)
 	rig_stop(&r);
 }
 
+/* The kept state's header, as the file in DIR holds it now. */
+static struct state_hdr
+kept_header(void)
+{
+	char p[PATH_MAX];
+	struct state_hdr h;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, &h, sizeof(h)), sizeof(h));
+	close(fd);
+	return h;
+}
+
+static void
+wait_walked(void)
+{
+	const struct timespec tick = { 0, 2 * 1000 * 1000 };
+	int n = 30000;
+
+	while (!atomic_load(&walked) && --n > 0)
+		nanosleep(&tick, NULL);
+	assert_true(atomic_load(&walked));
+}
+
+/* A first run: one scan, its 100 candidates kept, nothing culled. */
+static void
+kept_100(void)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	unsigned delay;
+
+	make_tree(100);
+	fake_fs = 1;
+	rig_start(&r, 0);
+	first_scan(&r, &st);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	rig_stop(&r);
+	assert_int_equal(kept_header().ncand, 100);
+	atomic_store(&walked, 0);
+}
+
+/*
+ * A clean stop keeps only what is left of the kept table: a restart then
+ * culls the next oldest at once, without checking again the objects culled
+ * before the stop (each of them a directory read on a large cache).  With
+ * nothing left, the file goes.
+ */
+static void
+test_stop_keeps_what_is_left(void **state)
+{
+	struct state_hdr h0, h1;
+	struct engine_snap es;
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	char p[PATH_MAX];
+	int i;
+
+	(void)state;
+	kept_100();
+	h0 = kept_header();
+	/* Culling from the kept state while the scan is held: 10 go, then a stop. */
+	atomic_store(&hold, 1);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 10;
+	rig_start(&r, 0);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 10);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.scanning, 1);
+	rig_stop(&r);
+	h1 = kept_header();
+	assert_int_equal(h1.ncand, 90);
+	assert_true(h1.written_s == h0.written_s);	/* what it knows is as old as it was */
+	assert_true(h1.complete_ns == h0.complete_ns);
+	/* The restart's culls are the next oldest, none of them found gone. */
+	st.frun = BASE_FREE + 15;
+	rig_start(&r, 0);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 15);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.vanished, 0);
+	rig_stop(&r);
+	assert_int_equal(kept_header().ncand, 85);
+	/* All of it culled: no file is left to list what is gone. */
+	st.frun = BASE_FREE + 100;
+	rig_start(&r, 0);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 100);
+	rig_stop(&r);
+	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
+	assert_int_equal(access(p, F_OK), -1);
+	assert_int_equal(outside, 0);
+}
+
+/*
+ * Objects culled while a scan runs, after it saw them, are left out of its
+ * table: not checked again by the culler, not kept for the next start.
+ */
+static void
+test_culled_during_scan_left_out(void **state)
+{
+	struct engine_snap es;
+	struct kstate st = wants(0);
+	struct rig r;
+	unsigned delay;
+	int i;
+
+	(void)state;
+	kept_100();
+	/* The restart's scan sees all 100, then waits; 10 are culled from the kept state. */
+	atomic_store(&hold, 1);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 10;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_walked();
+	st.cull = 1;
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 10);
+	/* The scan ends: its table holds the 90 left, and so does the file. */
+	atomic_store(&hold, 0);
+	wait_scan(&r);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.scans, 1);
+	assert_int_equal(es.last_objects, 100);
+	assert_int_equal(es.last_candidates, 90);
+	assert_int_equal(kept_header().ncand, 90);
+	/* Culling from it goes on with the next oldest, none found gone. */
+	st.frun = BASE_FREE + 20;
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 20);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.vanished, 0);
+	rig_stop(&r);
+	assert_int_equal(outside, 0);
+}
+
+/*
+ * Culls go first: while batches follow one another from a table (here the
+ * kept one) and a scan runs, the scan is asked to wait; once culling
+ * stops, it is let go.
+ */
+static void
+test_scan_yields_to_culls(void **state)
+{
+	struct kstate st = wants(0);
+	struct rig r;
+	unsigned delay;
+
+	(void)state;
+	kept_100();
+	atomic_store(&hold, 1);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 80;	/* more than one batch */
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	wait_walked();
+	assert_non_null(scan_yield);
+	assert_int_equal(atomic_load(scan_yield), 0);
+	st.cull = 1;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	assert_int_equal(nculls, 64);
+	assert_int_equal(atomic_load(scan_yield), 1);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 80);
+	assert_int_equal(atomic_load(scan_yield), 0);
+	rig_stop(&r);
+}
+
 /* Freed while a scan runs: the scan is cancelled and joined, nothing is culled. */
 static void
 test_free_while_scanning(void **state)
@@ -695,6 +905,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_outside_goal_exhausted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_and_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_while_scanning, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_keeps_what_is_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_culled_during_scan_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_yields_to_culls, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -532,6 +533,54 @@ test_cancel(void **state)
 	scan_free(r);
 }
 
+/* A scan asked to yield reads nothing until let go; cancelled, it ends. */
+struct yield_run {
+	atomic_int yield, cancel;
+	struct scan_progress prog;
+	struct scan_result *r;
+	int fd;
+};
+
+static void *
+yield_thread(void *arg)
+{
+	struct yield_run *y = arg;
+	struct scan_opts o = { .max_candidates = 10, .threads = 2, .cancel = &y->cancel,
+			       .yield = &y->yield };
+
+	y->r = scan_run(y->fd, &o, &y->prog);
+	return NULL;
+}
+
+static void
+test_yield(void **state)
+{
+	const struct timespec pause = { 0, 100 * 1000 * 1000 };
+	struct yield_run y;
+	pthread_t t;
+	int round;
+
+	(void)state;
+	obj("cache/Iv/@00/Dx", now, 0);
+	obj("cache/Iv/@01/Dy", now, 0);
+	for (round = 0; round < 2; round++) {
+		memset(&y, 0, sizeof(y));
+		atomic_store(&y.yield, 1);
+		y.fd = cache_fd();
+		assert_int_equal(pthread_create(&t, NULL, yield_thread, &y), 0);
+		nanosleep(&pause, NULL);
+		assert_int_equal(__atomic_load_n(&y.prog.objects, __ATOMIC_RELAXED), 0);
+		/* Let go (round 0), or cancelled while it waits (round 1). */
+		atomic_store(round == 0 ? &y.yield : &y.cancel, round == 0 ? 0 : 1);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		close(y.fd);
+		assert_non_null(y.r);
+		assert_int_equal(scan_stats(y.r)->objects, round == 0 ? 2 : 0);
+		assert_int_equal(scan_stats(y.r)->cancelled, round);
+		scan_free(y.r);
+	}
+}
+
 static void
 set_atime(const char *rel, time_t t)
 {
@@ -855,6 +904,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
