@@ -25,6 +25,7 @@
 #   VMB_FILL         free space, in %, the disk is filled to (default 6)
 #   VMB_RESTART=0    no restart round
 #   VMB_RUNS         cull runs of each daemon at each count (default 1)
+#   VMB_SMP          the guest's virtual CPUs (default 1)
 #   VMB_NOCULL=0     skip the nothing-cullable runs
 #   VMB_DAEMONS      which cull runs (default "historical ours")
 #   VMB_IDLE=0       skip the idle runs
@@ -175,12 +176,12 @@ kvm) acc="-accel kvm" ;;
 *)   acc="-accel tcg" ;;
 esac
 say "host load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-say "booting ($accel, kernel $(vm_kver)); plan: $(echo "$plan" | tr '\n' ';')"
+say "booting ($accel, ${VMB_SMP:-1} vCPU, kernel $(vm_kver)); plan: $(echo "$plan" | tr '\n' ';')"
 # The same QEMU command as vm_boot in tests/vm/vm.sh, with our disks added
 # (vm_boot makes one fresh 64 MiB disk and takes no others).
 t0=$(date +%s)
 timeout -k 5 $((LIMIT * 4 * NCOUNTS * RUNS * (RESTART + 1) + 1000)) qemu-system-x86_64 $acc $(vm_machine) \
-	-m "$VM_MEM" -smp 1 -nodefaults -no-reboot -display none -serial stdio \
+	-m "$VM_MEM" -smp "${VMB_SMP:-1}" -nodefaults -no-reboot -display none -serial stdio \
 	-kernel "/boot/vmlinuz-$(vm_kver)" -initrd "$VM_WORK/bench-initramfs.cpio" \
 	-append "console=ttyS0 rdinit=/init panic=-1 quiet" \
 	-drive "file=$bd/cache.img,if=virtio,format=raw" $drives \
@@ -190,4 +191,4 @@ timeout -k 5 $((LIMIT * 4 * NCOUNTS * RUNS * (RESTART + 1) + 1000)) qemu-system-
 qrc=$?
 say "host load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say "QEMU status $qrc after $(( $(date +%s) - t0 ))s; results in $bd/out"
-sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel" "$HIST_VERSION" "$MINKIB-$MAXKIB"
+sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel vcpus=${VMB_SMP:-1}" "$HIST_VERSION" "$MINKIB-$MAXKIB"
