@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +42,34 @@
 
 static char top[64];	/* temp dir: top/cache is the cache, top/outside is not */
 static time_t now;
+
+/* ---- the openat2 seam: syscall() counted, openat2 refused on demand ---- */
+
+long __real_syscall(long n, ...);
+long __wrap_syscall(long n, ...);
+
+static int no_openat2, openat2_calls;
+
+long
+__wrap_syscall(long n, ...)
+{
+	long a[5];
+	va_list ap;
+	int i;
+
+	va_start(ap, n);
+	for (i = 0; i < 5; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (n == SYS_openat2) {
+		openat2_calls++;
+		if (no_openat2) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return __real_syscall(n, a[0], a[1], a[2], a[3], a[4]);
+}
 
 /* ---- the getdents64 seam ---- */
 
@@ -839,7 +868,7 @@ test_dir_swapped_during_scan(void **state)
  * else (a new directory, or a symlink to the moved one) took its place.
  */
 static void
-test_victims_in_place(void **state)
+victims_in_place_cases(void)
 {
 	struct scan_result *r;
 	struct victims *vs;
@@ -847,7 +876,6 @@ test_victims_in_place(void **state)
 	char p[PATH_MAX + 128];
 	int fd;
 
-	(void)state;
 	obj("cache/Iv/@00/Da", now - 3 * DAY, 0);
 	obj("cache/Iv/@01/Db", now - 2 * DAY, 0);
 	obj("cache/Iv/@02/Dc", now - DAY, 0);
@@ -878,10 +906,44 @@ test_victims_in_place(void **state)
 	assert_int_equal(victims_next(vs, &v), 1);
 	assert_string_equal(v.name, "Dc");
 	assert_int_equal(victims_in_place(vs, &v), 1);
+	/* The volume renamed and a relative symlink in its place: never followed. */
+	{
+		char t[PATH_MAX + 128];
+		at_top(p, sizeof(p), "cache/Iv");
+		at_top(t, sizeof(t), "cache/Iv.moved");
+		assert_int_equal(rename(p, t), 0);
+		assert_int_equal(symlink("Iv.moved", p), 0);
+	}
+	assert_int_equal(victims_in_place(vs, &v), 0);
+	assert_int_equal(victims_stats(vs)->moved, 3);
 	assert_int_equal(victims_next(vs, &v), 0);
 	victims_free(vs);
 	close(fd);
 	scan_free(r);
+}
+
+/* With openat2 (one call opens a directory beneath the cache). */
+static void
+test_victims_in_place(void **state)
+{
+	(void)state;
+	openat2_calls = 0;
+	victims_in_place_cases();
+	assert_true(openat2_calls > 0);
+}
+
+/*
+ * Without it (before 5.6, or a seccomp filter): tried once, then the walk
+ * component by component does the same.  Last: the fallback is for good.
+ */
+static void
+test_victims_in_place_walk(void **state)
+{
+	(void)state;
+	openat2_calls = 0;
+	no_openat2 = 1;
+	victims_in_place_cases();
+	assert_true(openat2_calls <= 1);
 }
 
 int
@@ -905,6 +967,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_in_place_walk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
