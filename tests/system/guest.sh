@@ -368,5 +368,10 @@ if [ "$LSM" = apparmor ]; then
 	check "apparmor: after dpkg -r and -P neither profile is loaded in the kernel" \
 		sh -c '! grep -E "^(cachefilesd|cachefiles-cull) \(" /sys/kernel/security/apparmor/profiles'
 fi
+if [ "$LSM" = apparmor ]; then
+	. /out/packages.sh
+else
+	diag "the package scenarios (tests/system/guest-packages.sh) run in the AppArmor boot only"
+fi
 echo "1..$N"
 [ "$FAILED" = 0 ]

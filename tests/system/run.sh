@@ -20,7 +20,7 @@ case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/system/image.sh"
 SYS_TIMEOUT=${SYS_TIMEOUT:-420}
-NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge"
+NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh"
 
 skip_all() {
 	for n in $NAMES; do skip "system/$n" "$1"; done
@@ -45,6 +45,12 @@ img=$(sys_image "$deb" apparmor) || { not_ok "system: building the root image (s
 sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
 
+# packages_share DIR: what the package scenarios (guest-packages.sh, the
+# AppArmor boot) read from the share.
+packages_share() {
+	cp "$SYS_HERE/guest-packages.sh" "$1/packages.sh"
+}
+
 # start NAME IMAGE LSM-CMDLINE LSM: one boot in the background; its
 # directory is $SYS_WORK/boot-NAME, QEMU's status and time in qemu.rc.
 start() {
@@ -52,6 +58,7 @@ start() {
 	rm -rf "$bd"; mkdir -p "$bd/out"
 	cp "$SYS_HERE/guest.sh" "$bd/out/guest.sh"
 	echo "LSM=$4" > "$bd/out/params"
+	[ "$4" = apparmor ] && packages_share "$bd/out"
 	(
 		s=$(date +%s)
 		sys_boot "$2" "$bd" "$SYS_TIMEOUT" "$3"
