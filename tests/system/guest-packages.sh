@@ -5,7 +5,10 @@
 #   fresh     apt-get install of the .deb on a system that never had
 #             cachefilesd: the service state README.md promises, the
 #             AppArmor profiles loaded by the postinst
-# Ours is /root/cachefilesd.deb (kept there by the image).
+#   autopkgtest  the package's debian/tests run by the real autopkgtest
+#             (null runner: this guest is the testbed)
+# Files from the host on /out: src/debian (the package's debian/ for
+# autopkgtest).  Ours is /root/cachefilesd.deb.
 DEB=/root/cachefilesd.deb
 AA=/sys/kernel/security/apparmor/profiles
 export DEBIAN_FRONTEND=noninteractive
@@ -50,6 +53,31 @@ check "fresh: the postinst loaded the daemon's AppArmor profile in enforce mode 
 check "fresh: ... and the tool's ($(aa_mode cachefiles-cull))" [ "$(aa_mode cachefiles-cull)" = enforce ]
 check "fresh: the running daemon is confined by it" \
 	[ "$(cat "/proc/$(mainpid)/attr/current" 2>/dev/null)" = "cachefilesd (enforce)" ]
+
+# ---------------------------------------------------------------- autopkgtest
+# The real tool, null runner: this guest is the testbed, as root.  The
+# package is given as a .deb; autopkgtest installs it and the test's
+# dependencies with apt from a local repository (everything is in the image).
+if command -v autopkgtest >/dev/null 2>&1; then
+	t0=$(up)
+	rm -rf /tmp/apt-out
+	# /out/src is a built tree (it has debian/files): autopkgtest takes the
+	# tests from it as they are, without dpkg-source.
+	autopkgtest --output-dir /tmp/apt-out /out/src "$DEB" -- null >/tmp/autopkgtest.log 2>&1; rc=$?
+	sed 's/^/autopkgtest: /' /tmp/autopkgtest.log >&2
+	cp /tmp/apt-out/summary /out/autopkgtest-summary.txt 2>/dev/null
+	summary=$(tr -s ' ' < /tmp/apt-out/summary 2>/dev/null | tr '\n' ';')
+	if [ $rc = 0 ] && grep -q '^installed *PASS' /tmp/apt-out/summary 2>/dev/null &&
+	   ! grep -qv 'PASS' /tmp/apt-out/summary; then
+		ok "autopkgtest: debian/tests pass under the real autopkgtest, null runner, as root ($summary $(awk -v a="$t0" -v b="$(up)" 'BEGIN{printf "%d", b-a}') s)"
+	else
+		not_ok "autopkgtest: debian/tests pass under the real autopkgtest, null runner, as root"
+		diag "autopkgtest exited $rc; summary: $summary"
+		tail -15 /tmp/autopkgtest.log | sed 's/^/# /'
+	fi
+else
+	skip "autopkgtest: debian/tests pass under the real autopkgtest" "autopkgtest is not in the image"
+fi
 
 # ---------------------------------------------------------------- remove: profiles unloaded
 dpkg -r cachefilesd >/tmp/dpkg-r2.log 2>&1

@@ -20,7 +20,7 @@ case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/system/image.sh"
 SYS_TIMEOUT=${SYS_TIMEOUT:-420}
-NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh"
+NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh autopkgtest"
 
 skip_all() {
 	for n in $NAMES; do skip "system/$n" "$1"; done
@@ -46,9 +46,16 @@ sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
 
 # packages_share DIR: what the package scenarios (guest-packages.sh, the
-# AppArmor boot) read from the share.
+# AppArmor boot) read from the share: the package's debian/ for autopkgtest.
 packages_share() {
 	cp "$SYS_HERE/guest-packages.sh" "$1/packages.sh"
+	mkdir -p "$1/src"
+	cp -r "$TOP/packaging/debian" "$1/src/debian"
+	# The tree the .deb was built from, as dpkg-buildpackage leaves it:
+	# debian/files names it.  autopkgtest then runs the tests of this tree
+	# against the given .deb without unpacking a source package (which
+	# would need dpkg-dev in the guest).
+	echo "$(basename "$deb") admin optional" > "$1/src/debian/files"
 }
 
 # start NAME IMAGE LSM-CMDLINE LSM: one boot in the background; its
