@@ -206,3 +206,18 @@ sys_data() {
 	done
 	echo "$layout" > "$d/.complete"
 }
+
+# Debian's cachefilesd 0.10.10, the version the package upgrades from:
+# apt-get download on the host (as bench/vm-vs-historical.sh does), cached
+# in $SYS_WORK/historical; the guest gets the file on its share and never
+# downloads anything.  Prints its path; fails when apt has no 0.x version.
+sys_historical() {
+	h=$SYS_WORK/historical
+	f=$(ls "$h"/cachefilesd_0.*.deb 2>/dev/null | head -1)
+	if [ -z "$f" ]; then
+		mkdir -p "$h"
+		(cd "$h" && apt-get download cachefilesd >"$h/download.log" 2>&1) || return 1
+		f=$(ls "$h"/cachefilesd_0.*.deb 2>/dev/null | head -1)
+	fi
+	[ -n "$f" ] && echo "$f"
+}

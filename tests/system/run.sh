@@ -11,7 +11,8 @@
 #   BUILD            build directory; images are cached in $BUILD/system
 #   SYS_DEB          the .deb to test (default: the newest $BUILD/deb/*.deb,
 #                    built with "make deb BUILD=$BUILD" when there is none)
-#   SYS_TIMEOUT      seconds one boot may take (default 420)
+#   SYS_TIMEOUT      seconds one boot may take (default 900)
+#   SYS_PARALLEL=0   one boot after the other (a host shared with other VMs)
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -19,8 +20,8 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/system/image.sh"
-SYS_TIMEOUT=${SYS_TIMEOUT:-420}
-NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh autopkgtest"
+SYS_TIMEOUT=${SYS_TIMEOUT:-900}
+NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh autopkgtest upgrade-run upgrade-norun"
 
 skip_all() {
 	for n in $NAMES; do skip "system/$n" "$1"; done
@@ -46,9 +47,11 @@ sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
 
 # packages_share DIR: what the package scenarios (guest-packages.sh, the
-# AppArmor boot) read from the share: the package's debian/ for autopkgtest.
+# AppArmor boot) read from the share: 0.10.10's .deb and the package's
+# debian/ for autopkgtest.
 packages_share() {
 	cp "$SYS_HERE/guest-packages.sh" "$1/packages.sh"
+	[ -n "$old_deb" ] && cp "$old_deb" "$1/old.deb"
 	mkdir -p "$1/src"
 	cp -r "$TOP/packaging/debian" "$1/src/debian"
 	# The tree the .deb was built from, as dpkg-buildpackage leaves it:
@@ -57,6 +60,8 @@ packages_share() {
 	# would need dpkg-dev in the guest).
 	echo "$(basename "$deb") admin optional" > "$1/src/debian/files"
 }
+old_deb=$(sys_historical) && note "upgrade scenarios from $(basename "$old_deb")" ||
+	note "apt-get download cachefilesd failed ($(tail -1 "$SYS_WORK/historical/download.log" 2>/dev/null)): the upgrade scenarios are skipped"
 
 # start NAME IMAGE LSM-CMDLINE LSM: one boot in the background; its
 # directory is $SYS_WORK/boot-NAME, QEMU's status and time in qemu.rc.
@@ -110,7 +115,7 @@ fi
 LSM_AA="apparmor=1 security=apparmor"
 LSM_SE="security=selinux selinux=1 enforcing=1"
 start apparmor "$img" "$LSM_AA" apparmor
-[ "$(nproc)" -lt 2 ] && wait
+{ [ "$(nproc)" -lt 2 ] || [ "${SYS_PARALLEL:-1}" = 0 ]; } && wait
 [ -z "$selinux_why" ] && start selinux "$seimg" "$LSM_SE" selinux
 wait
 report apparmor "$LSM_AA"
