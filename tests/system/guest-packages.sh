@@ -13,10 +13,12 @@
 #   upgrade-norun  the same with RUN= left unset (0.10.10's default), and
 #             ours installed with a plain dpkg -i first (what happens
 #             without the conffile options)
+#   apparmor-prefix  profiles installed by "make install PREFIX=/usr/local"
+#             attach to /usr/local/sbin; the default ones do not
 # Files from the host on /out: old.deb (Debian's 0.10.10, from apt-get
 # download on the host; absent: the upgrade scenarios are skipped),
-# src/debian (the package's debian/ for autopkgtest).  Ours is
-# /root/cachefilesd.deb.
+# src/debian (the package's debian/ for autopkgtest), aa-usr/ and
+# aa-local/ (profiles from make install-apparmor).  Ours is /root/cachefilesd.deb.
 DEB=/root/cachefilesd.deb
 OLD=/out/old.deb
 AA=/sys/kernel/security/apparmor/profiles
@@ -260,4 +262,29 @@ else
 		not_ok "upgrade-norun: installing 0.10.10 with dpkg -i"
 	fi
 	purge_all
+fi
+
+# ---------------------------------------------------------------- AppArmor profile's attachment path
+# The profiles as "make install" writes them (on the host, make
+# install-apparmor): default SBINDIR attaches to /{usr/,}sbin, PREFIX=/usr/local
+# to /usr/local/sbin.  A stand-in executable there (sleep) shows which
+# profile the kernel attaches at exec.
+if [ -f /out/aa-local/etc/apparmor.d/usr.sbin.cachefilesd ] && [ -f /out/aa-usr/etc/apparmor.d/usr.sbin.cachefilesd ]; then
+	mkdir -p /usr/local/sbin
+	cp /bin/sleep /usr/local/sbin/cachefilesd
+	confined_as() {
+		apparmor_parser -r "$1" >/dev/null 2>&1 || { echo "not loaded"; return; }
+		/usr/local/sbin/cachefilesd 30 & p=$!
+		sleep 0.5
+		cat "/proc/$p/attr/current" 2>/dev/null
+		kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+	}
+	a=$(confined_as /out/aa-usr/etc/apparmor.d/usr.sbin.cachefilesd)
+	b=$(confined_as /out/aa-local/etc/apparmor.d/usr.sbin.cachefilesd)
+	printf cachefilesd > /sys/kernel/security/apparmor/.remove 2>/dev/null
+	rm -f /usr/local/sbin/cachefilesd
+	check "apparmor-prefix: the default profile does not confine /usr/local/sbin/cachefilesd ($a)" [ "$a" = unconfined ]
+	check "apparmor-prefix: the one make install PREFIX=/usr/local writes does ($b)" [ "$b" = "cachefilesd (enforce)" ]
+else
+	skip "apparmor-prefix: profiles follow SBINDIR" "make install-apparmor did not run on the host"
 fi

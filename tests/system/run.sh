@@ -21,7 +21,7 @@ case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/system/image.sh"
 SYS_TIMEOUT=${SYS_TIMEOUT:-900}
-NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh autopkgtest upgrade-run upgrade-norun"
+NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh autopkgtest upgrade-run upgrade-norun apparmor-prefix"
 
 skip_all() {
 	for n in $NAMES; do skip "system/$n" "$1"; done
@@ -47,8 +47,9 @@ sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
 
 # packages_share DIR: what the package scenarios (guest-packages.sh, the
-# AppArmor boot) read from the share: 0.10.10's .deb and the package's
-# debian/ for autopkgtest.
+# AppArmor boot) read from the share: 0.10.10's .deb, the package's debian/
+# for autopkgtest, and the profiles as make install writes them for the
+# default SBINDIR and for PREFIX=/usr/local.
 packages_share() {
 	cp "$SYS_HERE/guest-packages.sh" "$1/packages.sh"
 	[ -n "$old_deb" ] && cp "$old_deb" "$1/old.deb"
@@ -59,6 +60,8 @@ packages_share() {
 	# against the given .deb without unpacking a source package (which
 	# would need dpkg-dev in the guest).
 	echo "$(basename "$deb") admin optional" > "$1/src/debian/files"
+	make -s -C "$TOP" install-apparmor DESTDIR="$1/aa-usr" > "$SYS_WORK/aa-install.log" 2>&1
+	make -s -C "$TOP" install-apparmor DESTDIR="$1/aa-local" PREFIX=/usr/local >> "$SYS_WORK/aa-install.log" 2>&1
 }
 old_deb=$(sys_historical) && note "upgrade scenarios from $(basename "$old_deb")" ||
 	note "apt-get download cachefilesd failed ($(tail -1 "$SYS_WORK/historical/download.log" 2>/dev/null)): the upgrade scenarios are skipped"
