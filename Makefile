@@ -16,7 +16,7 @@
 #   make deb        Debian source and binary packages (build-pkg/deb by default)
 #   make rpm        an RPM from git archive (packaging/rpm; not Fedora-tested)
 #   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR CACHEDIR
-#                   (AppArmor profiles go to SYSCONFDIR/apparmor.d)
+#                   (AppArmor profiles go to SYSCONFDIR/apparmor.d, attached to SBINDIR)
 #   NODEPS=1        make check/bench/... install nothing (package builds)
 
 VERSION    := 1.0.0
@@ -113,7 +113,7 @@ ifneq ($(URING_LIBS),)
 BENCH_BINS += $(BUILD)/bench/uringstat
 endif
 
-.PHONY: rpm all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak golden mutate test-bins
+.PHONY: install-apparmor rpm all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak golden mutate test-bins
 all: cachefilesd cachefiles-cull
 
 $(BUILD)/%.o: %.c
@@ -298,7 +298,7 @@ lint:
 # ReadWritePaths= match the installed configuration's dir.
 SUBST = sed -e 's,@SBINDIR@,$(SBINDIR),g' -e 's,@SYSCONFDIR@,$(SYSCONFDIR),g' \
             -e 's,/var/cache/fscache,$(CACHEDIR),g'
-install: all
+install: all install-apparmor
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
 	    $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(UNITDIR)
 	install -d -m 0755 $(DESTDIR)$(CACHEDIR)
@@ -311,9 +311,22 @@ install: all
 	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/cachefilesd.conf; }
 	$(SUBST) config/cachefilesd.service > $(DESTDIR)$(UNITDIR)/cachefilesd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cachefilesd.service
+
+# The AppArmor profiles attach to the path of the executable, so they are
+# edited like the unit: SBINDIR /usr/sbin or /sbin keeps "/{usr/,}sbin/"
+# (either path, merged /usr or not); any other (PREFIX=/usr/local) is
+# written in; CACHEDIR and SYSCONFDIR as above.  The file names (and their
+# local/ includes) stay usr.sbin.*: the profile's name, not its file,
+# is what the kernel knows, and the documented local/ paths stay valid.
+AA_SBIN = $(if $(filter /usr/sbin /sbin,$(patsubst %/,%,$(SBINDIR))),/{usr/$(COMMA)}sbin,$(patsubst %/,%,$(SBINDIR)))
+COMMA  := ,
+AA_SUBST = sed -e 's|/{usr/,}sbin/|$(AA_SBIN)/|g' -e 's|/var/cache/fscache|$(CACHEDIR)|g' \
+               -e 's|/etc/cachefilesd|$(SYSCONFDIR)/cachefilesd|g'
+install-apparmor:
 	install -d $(DESTDIR)$(SYSCONFDIR)/apparmor.d
-	install -m 0644 packaging/apparmor/usr.sbin.cachefilesd \
-	    packaging/apparmor/usr.sbin.cachefiles-cull $(DESTDIR)$(SYSCONFDIR)/apparmor.d/
+	for p in usr.sbin.cachefilesd usr.sbin.cachefiles-cull; do \
+	    $(AA_SUBST) packaging/apparmor/$$p > $(DESTDIR)$(SYSCONFDIR)/apparmor.d/$$p && \
+	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/apparmor.d/$$p || exit 1; done
 
 clean:
 	rm -rf build build-san build-tsan cachefilesd cachefiles-cull

@@ -14,7 +14,7 @@ TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-stati
 # libclang-rt-14-dev ships (clang only recommends it); ASan/UBSan too.
 FUZZ_PKGS="clang libclang-rt-14-dev"
 SOAK_PKGS="valgrind"
-PKG_PKGS="dpkg-dev debhelper fakeroot lintian devscripts rpm rpmlint systemd selinux-policy-dev git"
+PKG_PKGS="dpkg-dev debhelper dh-apparmor fakeroot lintian devscripts rpm rpmlint systemd selinux-policy-dev git"
 case ${1:-check} in
 fuzz) WANT="$BUILD_PKGS $FUZZ_PKGS" ;;
 soak) WANT="$BUILD_PKGS $TEST_PKGS $SOAK_PKGS" ;;

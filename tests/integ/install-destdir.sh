@@ -71,6 +71,28 @@ inst DESTDIR="$T/local" PREFIX=/usr/local UNITDIR=/lib/systemd/system
 check "PREFIX=/usr/local puts the daemon in /usr/local/sbin" test -x "$T/local/usr/local/sbin/cachefilesd"
 check_grep "  ... and the unit runs it from there" '^ExecStart=/usr/local/sbin/cachefilesd -n$' \
     "$T/local/lib/systemd/system/cachefilesd.service"
+# AppArmor attaches a profile by the executable's path: one that names
+# /usr/sbin never confines /usr/local/sbin/cachefilesd.
+check_grep "the packaged profiles attach to /usr/sbin and /sbin" \
+    '^profile cachefilesd /[{]usr/,[}]sbin/cachefilesd ' "$R/etc/apparmor.d/usr.sbin.cachefilesd"
+LA=$T/local/etc/apparmor.d
+check_grep "PREFIX=/usr/local: the daemon's profile attaches to /usr/local/sbin/cachefilesd" \
+    '^profile cachefilesd /usr/local/sbin/cachefilesd ' "$LA/usr.sbin.cachefilesd"
+check_grep "  ... the tool's to /usr/local/sbin/cachefiles-cull" \
+    '^profile cachefiles-cull /usr/local/sbin/cachefiles-cull ' "$LA/usr.sbin.cachefiles-cull"
+cat "$LA/usr.sbin.cachefilesd" "$LA/usr.sbin.cachefiles-cull" >"$T/aa-both"
+check_no_grep "  ... no rule names /usr/sbin or /sbin any more" '[{]usr/,[}]sbin|^ *(/usr)?/sbin/' "$T/aa-both"
+if command -v apparmor_parser >/dev/null 2>&1 && [ -f /etc/apparmor.d/tunables/global ]; then
+	for p in usr.sbin.cachefilesd usr.sbin.cachefiles-cull; do
+		if apparmor_parser -Q -K "$LA/$p" >"$T/aa.out" 2>&1; then
+			ok "  ... apparmor_parser accepts the installed $p"
+		else
+			not_ok "  ... apparmor_parser accepts the installed $p"; sed 's/^/#   /' "$T/aa.out" | tail -3
+		fi
+	done
+else
+	skip "  ... apparmor_parser accepts the installed profiles" "apparmor_parser or /etc/apparmor.d/tunables is missing"
+fi
 
 # The reload checks the configuration first (cachefilesd(8)); a broken
 # configuration is not restarted in a loop.
@@ -87,6 +109,10 @@ check_grep "  ... the unit's RequiresMountsFor=" '^RequiresMountsFor=/srv/fscach
 check_grep "  ... the unit's ReadWritePaths=" '^ReadWritePaths=-/srv/fscache$' "$S"
 check_no_grep "  ... nothing left of /var/cache/fscache in the unit" '/var/cache/fscache' "$S"
 check "  ... the directory is made" test -d "$T/srv/srv/fscache"
+check_grep "  ... the AppArmor profile lets the daemon and the kernel write there" \
+    '^  /srv/fscache/[*][*] rwlk,$' "$T/srv/etc/cfd/apparmor.d/usr.sbin.cachefilesd"
+check_grep "  ... and read the configuration in SYSCONFDIR" \
+    '^  /etc/cfd/cachefilesd[*].conf r,$' "$T/srv/etc/cfd/apparmor.d/usr.sbin.cachefilesd"
 check_grep "  ... the reload checks the configuration in SYSCONFDIR" \
     '^ExecReload=/usr/sbin/cachefilesd -t -f /etc/cfd/cachefilesd.conf$' "$S"
 

@@ -363,8 +363,15 @@ else
 	not_ok "purge: dpkg -P removes the configuration, the profiles and the unit's links"; diag "status $rc; left:$left"
 fi
 if [ "$LSM" = apparmor ]; then
-	grep -q '^cachefilesd ' /sys/kernel/security/apparmor/profiles 2>/dev/null &&
-		diag "note: the cachefilesd profile stays loaded in the kernel after purge (no dh_apparmor) until the next boot"
+	# The package's prerm unloads both profiles on removal (dh_apparmor
+	# only loads them).
+	check "apparmor: after dpkg -r and -P neither profile is loaded in the kernel" \
+		sh -c '! grep -E "^(cachefilesd|cachefiles-cull) \(" /sys/kernel/security/apparmor/profiles'
+fi
+if [ "$LSM" = apparmor ]; then
+	. /out/packages.sh
+else
+	diag "the package scenarios (tests/system/guest-packages.sh) run in the AppArmor boot only"
 fi
 echo "1..$N"
 [ "$FAILED" = 0 ]

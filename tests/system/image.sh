@@ -24,7 +24,7 @@ sys_hash() { sha256sum | cut -c1-16; }
 
 # sys_packages [selinux]: the package list of the image (flavour).
 sys_packages() {
-	{ cat "$SYS_HERE/packages"; [ "${1:-}" = selinux ] && cat "$SYS_HERE/packages-selinux"; } |
+	{ cat "$SYS_HERE/packages"; cat "$SYS_HERE/packages-${1:-apparmor}"; } |
 		grep -v '^#' | grep . | paste -sd, -
 }
 
@@ -91,7 +91,7 @@ sys_image() {
 	kver=$(sys_kver)
 	h=$( (echo "$base $kver"; sha256sum "$deb" | cut -d' ' -f1;
 	      [ -n "$pp" ] && sha256sum "$pp" | cut -d' ' -f1;
-	      cat "$SYS_HERE"/image/* "$SYS_HERE"/selinux/*) | sys_hash)
+	      cat "$SYS_HERE"/image/* "$SYS_HERE"/selinux/* "$SYS_HERE"/image.sh) | sys_hash)
 	img=$SYS_WORK/root-$fl-$h.img
 	[ -s "$img" ] && { echo "$img"; return 0; }
 	sys_log "building root image $img"
@@ -128,6 +128,11 @@ sys_image() {
 	         systemd-timesyncd.service dpkg-db-backup.timer; do
 		ln -sf /dev/null "$r/etc/systemd/system/$u"
 	done
+	# No network in the guest: apt reads only the local files it is given
+	# (autopkgtest's own repository of the .deb).  man-db's index is not
+	# rebuilt at each dpkg -i (minutes under TCG); man -w needs no index.
+	: > "$r/etc/apt/sources.list"
+	rm -f "$r/var/lib/man-db/auto-update"
 	# Root without a password would only matter on a console nobody uses.
 	sed -i 's/^root:[^:]*:/root:*:/' "$r/etc/shadow"
 	if [ "$fl" = selinux ]; then
@@ -200,4 +205,19 @@ sys_data() {
 		i=$((i + 1))
 	done
 	echo "$layout" > "$d/.complete"
+}
+
+# Debian's cachefilesd 0.10.10, the version the package upgrades from:
+# apt-get download on the host (as bench/vm-vs-historical.sh does), cached
+# in $SYS_WORK/historical; the guest gets the file on its share and never
+# downloads anything.  Prints its path; fails when apt has no 0.x version.
+sys_historical() {
+	h=$SYS_WORK/historical
+	f=$(ls "$h"/cachefilesd_0.*.deb 2>/dev/null | head -1)
+	if [ -z "$f" ]; then
+		mkdir -p "$h"
+		(cd "$h" && apt-get download cachefilesd >"$h/download.log" 2>&1) || return 1
+		f=$(ls "$h"/cachefilesd_0.*.deb 2>/dev/null | head -1)
+	fi
+	[ -n "$f" ] && echo "$f"
 }

@@ -11,7 +11,8 @@
 #   BUILD            build directory; images are cached in $BUILD/system
 #   SYS_DEB          the .deb to test (default: the newest $BUILD/deb/*.deb,
 #                    built with "make deb BUILD=$BUILD" when there is none)
-#   SYS_TIMEOUT      seconds one boot may take (default 420)
+#   SYS_TIMEOUT      seconds one boot may take (default 900)
+#   SYS_PARALLEL=0   one boot after the other (a host shared with other VMs)
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -19,8 +20,8 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/system/image.sh"
-SYS_TIMEOUT=${SYS_TIMEOUT:-420}
-NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge"
+SYS_TIMEOUT=${SYS_TIMEOUT:-900}
+NAMES="start sandbox apparmor reload cull restart watchdog moved-cache remove purge fresh autopkgtest upgrade-run upgrade-norun apparmor-prefix"
 
 skip_all() {
 	for n in $NAMES; do skip "system/$n" "$1"; done
@@ -45,6 +46,26 @@ img=$(sys_image "$deb" apparmor) || { not_ok "system: building the root image (s
 sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
 
+# packages_share DIR: what the package scenarios (guest-packages.sh, the
+# AppArmor boot) read from the share: 0.10.10's .deb, the package's debian/
+# for autopkgtest, and the profiles as make install writes them for the
+# default SBINDIR and for PREFIX=/usr/local.
+packages_share() {
+	cp "$SYS_HERE/guest-packages.sh" "$1/packages.sh"
+	[ -n "$old_deb" ] && cp "$old_deb" "$1/old.deb"
+	mkdir -p "$1/src"
+	cp -r "$TOP/packaging/debian" "$1/src/debian"
+	# The tree the .deb was built from, as dpkg-buildpackage leaves it:
+	# debian/files names it.  autopkgtest then runs the tests of this tree
+	# against the given .deb without unpacking a source package (which
+	# would need dpkg-dev in the guest).
+	echo "$(basename "$deb") admin optional" > "$1/src/debian/files"
+	make -s -C "$TOP" install-apparmor DESTDIR="$1/aa-usr" > "$SYS_WORK/aa-install.log" 2>&1
+	make -s -C "$TOP" install-apparmor DESTDIR="$1/aa-local" PREFIX=/usr/local >> "$SYS_WORK/aa-install.log" 2>&1
+}
+old_deb=$(sys_historical) && note "upgrade scenarios from $(basename "$old_deb")" ||
+	note "apt-get download cachefilesd failed ($(tail -1 "$SYS_WORK/historical/download.log" 2>/dev/null)): the upgrade scenarios are skipped"
+
 # start NAME IMAGE LSM-CMDLINE LSM: one boot in the background; its
 # directory is $SYS_WORK/boot-NAME, QEMU's status and time in qemu.rc.
 start() {
@@ -52,6 +73,7 @@ start() {
 	rm -rf "$bd"; mkdir -p "$bd/out"
 	cp "$SYS_HERE/guest.sh" "$bd/out/guest.sh"
 	echo "LSM=$4" > "$bd/out/params"
+	[ "$4" = apparmor ] && packages_share "$bd/out"
 	(
 		s=$(date +%s)
 		sys_boot "$2" "$bd" "$SYS_TIMEOUT" "$3"
@@ -96,7 +118,7 @@ fi
 LSM_AA="apparmor=1 security=apparmor"
 LSM_SE="security=selinux selinux=1 enforcing=1"
 start apparmor "$img" "$LSM_AA" apparmor
-[ "$(nproc)" -lt 2 ] && wait
+{ [ "$(nproc)" -lt 2 ] || [ "${SYS_PARALLEL:-1}" = 0 ]; } && wait
 [ -z "$selinux_why" ] && start selinux "$seimg" "$LSM_SE" selinux
 wait
 report apparmor "$LSM_AA"
