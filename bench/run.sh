@@ -152,4 +152,4 @@ if [ "${BIG:-0}" = 1 ]; then	# 10,000,000 objects on a loop-mounted ext4 image (
 fi
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# results in $OUT"
-if [ "${BENCH_VM:-0}" = 1 ]; then BUILD=$BUILD sh bench/vm-vs-historical.sh | tee -a "$OUT"; fi  # [hist] opt-in: vs cachefilesd 0.10.10 in QEMU, ~7 min (bench/VM-RESULTS.md)
+if [ "${BENCH_VM:-0}" = 1 ]; then BUILD=$BUILD sh bench/vm-vs-historical.sh | tee -a "$OUT"; fi  # [hist] opt-in: vs cachefilesd 0.10.10 in QEMU, ~12 min with its image cached (bench/VM-RESULTS.md)
