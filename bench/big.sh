@@ -142,7 +142,9 @@ daemon_big() {
 		sim_setup
 		SIM_DIR=$T
 		STATE=$T/cachefilesd.state
-		printf 'dir %s\ntag big\nfrun 6%%\nfcull 5%%\nfstop 1%%\n' "$T" >"$SIM_CONF"
+		# never the system's control socket: other daemons may run
+		printf 'dir %s\ntag big\nfrun 6%%\nfcull 5%%\nfstop 1%%\ncontrol_socket %s\n' \
+		    "$T" "$SIM_CTLSOCK" >"$SIM_CONF"
 		sim_start
 		deficit
 		# warm: the scans above left the metadata cached (BIG_DAEMON_COLD=1: drop it)
@@ -195,7 +197,7 @@ daemon_round() {
 	rss0=$(proc_field "$DAEMON_PID" VmRSS | awk '{ print $1 }')
 	# Culling is over when the kernel says so and nothing moves.
 	last=-1 same=0 left=3000
-	while [ "$left" -gt 0 ]; do
+	while [ "$left" -gt 0 ] && daemon_alive; do
 		c=$(sim_state cull_files)
 		if [ "$c" = "$last" ] && [ "$(sim_state cull)" = 0 ]; then
 			# done; or never asked to cull (10 s)
@@ -212,11 +214,12 @@ daemon_round() {
 	culled=$(( $(sim_state cull_files) - c0 ))
 	if [ "$scan" = 1 ]; then
 		left=1200
-		while [ "$left" -gt 0 ] && ! grep -q 'scan: ' "$DAEMON_LOG"; do
+		while [ "$left" -gt 0 ] && daemon_alive && ! grep -q 'scan: ' "$DAEMON_LOG"; do
 			left=$((left - 1)); sleep 1
 		done
 		hwm=$(proc_field "$DAEMON_PID" VmHWM | awk '{ print $1 }')
 	fi
+	daemon_alive || echo "# daemon: ended before the stop (not by this script)"
 	daemon_signal TERM; daemon_wait_exit 60 >/dev/null 2>&1
 	cp "$DAEMON_LOG" "$SIM_TMP/$name.log"
 	scanline=$(grep 'scan: ' "$DAEMON_LOG" | head -1)
