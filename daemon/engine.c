@@ -44,6 +44,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * Candidates kept beyond today's deficit for the worst one (worst_target):
+ * 1.25 MiB.  Every copy of the table (early snapshots, the kept state)
+ * grows with it, so on a cache whose worst deficit is millions of objects
+ * it stops here rather than at cull_memory.
+ */
+#define WORST_EXTRA 65536
 #define BATCH_MAX 64
 #define BATCH_MS 20
 /*
@@ -472,6 +479,7 @@ scan_thread(void *arg)
 static int
 start_scan(struct engine *e)
 {
+	size_t today, worst;
 	struct fsfree f;
 	struct target t;
 	sigset_t all, old;
@@ -481,9 +489,11 @@ start_scan(struct engine *e)
 		log_warn("cache: statvfs");
 		memset(&f, 0, sizeof(f));
 	}
+	t = run_target(e, &f);
+	today = target_candidates(&t, &f, e->mean_bytes, e->objects, e->cull_memory);
 	t = worst_target(e, &f);
-	e->opts.max_candidates = target_candidates(&t, &f, e->mean_bytes,
-						   e->objects, e->cull_memory);
+	worst = target_candidates(&t, &f, e->mean_bytes, e->objects, e->cull_memory);
+	e->opts.max_candidates = worst - today > WORST_EXTRA ? today + WORST_EXTRA : worst;
 	e->opts.threads = e->threads;
 	e->opts.cancel = &e->cancel;
 	e->opts.yield = &e->yield;
