@@ -19,7 +19,7 @@
 #                   (AppArmor profiles go to SYSCONFDIR/apparmor.d, attached to SBINDIR)
 #   NODEPS=1        make check/bench/... install nothing (package builds)
 
-VERSION    := 1.0.0
+VERSION    := 1.1.0
 PREFIX     ?= /usr
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
