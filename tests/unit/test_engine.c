@@ -859,7 +859,8 @@ test_scan_yields_to_culls(void **state)
 	assert_int_equal(atomic_load(scan_yield), 0);
 	st.cull = 1;
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
-	assert_int_equal(nculls, 64);
+	/* One batch: 64 culls, or fewer when its 20 ms ran out on a loaded host. */
+	assert_true(nculls > 0 && nculls <= 64);
 	assert_int_equal(atomic_load(scan_yield), 1);
 	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
 	assert_int_equal(nculls, 80);
