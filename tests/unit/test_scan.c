@@ -48,7 +48,7 @@ static time_t now;
 long __real_syscall(long n, ...);
 long __wrap_syscall(long n, ...);
 
-static int no_openat2, openat2_calls;
+static atomic_int no_openat2, openat2_calls;	/* the scan's workers call in too */
 
 long
 __wrap_syscall(long n, ...)
