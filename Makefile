@@ -116,7 +116,16 @@ endif
 .PHONY: install-apparmor rpm all check unit soak bench demo deps install clean lint selinux deb fuzz fuzz-bins deps-fuzz deps-soak golden mutate test-bins
 all: cachefilesd cachefiles-cull
 
-$(BUILD)/%.o: %.c
+# Objects depend on the flags they were built with (VERSION is one): the
+# file changes only when the flags do.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW   := $(CC) $(CPPFLAGS) $(ALL_CFLAGS)
+ifneq ($(FLAGS_NOW),$(file < $(FLAGS_STAMP)))
+$(shell mkdir -p $(BUILD))
+$(file > $(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
