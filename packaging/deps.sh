@@ -18,8 +18,8 @@ PKG_PKGS="dpkg-dev debhelper dh-apparmor fakeroot lintian devscripts rpm rpmlint
 case ${1:-check} in
 fuzz) WANT="$BUILD_PKGS $FUZZ_PKGS" ;;
 soak) WANT="$BUILD_PKGS $TEST_PKGS $SOAK_PKGS" ;;
-pkg) WANT="$BUILD_PKGS $TEST_PKGS $PKG_PKGS" ;;
-*) WANT="$BUILD_PKGS $TEST_PKGS" ;;
+# check and all: the system layer builds the .deb (make deb) and tests it
+*) WANT="$BUILD_PKGS $TEST_PKGS $PKG_PKGS" ;;
 esac
 # promtool validates the metrics file in the tests.  Debian ships it in
 # the prometheus package, whose installation would also start a Prometheus
