@@ -37,6 +37,10 @@ if [ -z "${SANITIZED+set}" ]; then
 fi
 export SANITIZED
 unset UPDATE_GOLDEN	# a test run compares; only "make golden" rewrites
+# make check runs this script as a plain recipe, so make closes its jobserver
+# descriptors; a test's own make (the policy module, make install) would
+# inherit MAKEFLAGS naming them and warn "jobserver unavailable" under -j.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 INTEG_TESTS=${INTEG_TESTS:-}
 TEST_TIMEOUT=${TEST_TIMEOUT:-}
 LOGDIR=$BUILD/test-logs
