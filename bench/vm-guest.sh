@@ -9,6 +9,9 @@
 #   nocull DAEMON              only objects held open through 9p: CPU over 20 s
 #   restart DAEMON TIMES       start, wait 3 s, stop, TIMES times on a small tree:
 #                              bind times, and how often the daemon dies by itself
+#   scan DEV COUNT             cold scans of the tree on /dev/DEV, each after
+#                              drop_caches: bench/scan-orders in each stat order,
+#                              du, and our scanner (cachefiles-cull report)
 #   strace                     later runs under strace -f (debugging; spoils CPU and RSS)
 # DAEMON is "historical" (/usr/sbin/cachefilesd-hist) or "ours".  Each run
 # writes /out/vmb-KIND-DAEMON-COUNT.raw (key=value lines) and its files;
@@ -53,7 +56,8 @@ start_daemon() {
 		# debugging only: PID is strace's, so CPU and RSS are not the daemon's
 		strace -f -tt -o "$2.strace" "$bin" -n -s -f /tmp/vmb.conf 2> "$2" &
 	else
-		"$bin" -n -s -f /tmp/vmb.conf 2> "$2" &
+		# shellcheck disable=SC2046 # VMB_OURS_ARGS: words for our daemon
+		"$bin" -n -s -f /tmp/vmb.conf $([ "$1" = ours ] && cat /out/ours-args 2>/dev/null) 2> "$2" &
 	fi
 	PID=$!
 	remember_pid "$PID"
@@ -64,6 +68,8 @@ mount_tree() {
 	mount -t ext4 "/dev/$1" "$B" || { log "mount /dev/$1 failed"; return 1; }
 	FS=$B
 	conf_limits "$B/c" "vmb$2" > /tmp/vmb.conf
+	# VMB_OURS_CONF: directives for our daemon only (0.10.10 knows fewer)
+	[ "$2" = ours ] && [ -s /out/ours-extra.conf ] && cat /out/ours-extra.conf >> /tmp/vmb.conf
 	brun=$(fs_limit 10)
 	frun=$(( $(ffiles) / 100 * 10 ))
 }
@@ -274,6 +280,29 @@ run_probe() {
 	log "probe: $(cat "$out")"
 }
 
+# run_scan DEV COUNT: the tree mounted read-only, each way of walking it
+# twice, each from cold dentry, inode and page caches.
+run_scan() {
+	dev=$1 count=$2
+	out=/out/vmb-scan-$count.raw
+	mount -t ext4 -o ro "/dev/$dev" "$B" || { log "mount /dev/$dev failed"; return 1; }
+	: > "$out"
+	for rep in 1 2; do
+		for m in readdir dents dirino global du tool; do
+			sync; echo 3 > /proc/sys/vm/drop_caches
+			t0=$(up)
+			case $m in
+			du) r=$(du -s "$B/c/cache") ;;
+			tool) r=$(/usr/sbin/cachefiles-cull -d "$B/c" report 2>&1 | grep -c .) ;;
+			*) r=$(/usr/bin/scan-orders "$m" "$B/c/cache") ;;
+			esac
+			echo "rep=$rep way=$m wall_s=$(sub_ts "$(up)" "$t0") $r" >> "$out"
+		done
+	done
+	umount "$B"
+	log "scan runs: $(cat "$out")"
+}
+
 while read -r kind a b c d e f g; do
 	case $kind in
 	strace) STRACE=1 ;;
@@ -282,6 +311,7 @@ while read -r kind a b c d e f g; do
 	idle)   run_idle "$a" "$b" "$c" ;;
 	nocull) run_nocull "$a" ;;
 	restart) run_restarts "$a" "$b" ;;
+	scan)   run_scan "$a" "$b" ;;
 	esac
 done < /out/bench-plan
 echo "ok - vmbench finished"

@@ -96,3 +96,8 @@ for raw in "$out"/vmb-restart-*.raw; do
 	med=$(grep '^run=' "$raw" | tr ' ' '\n' | sed -n 's/^bind_s=//p' | grep -v NA | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "NA" }')
 	echo "bench=vm-restart daemon=${name%-*} starts=$starts died=$died exit_codes=${codes:-none} bind_median_s=$med $(head -1 "$raw") accel=$accel"
 done
+for raw in "$out"/vmb-scan-*.raw; do
+	[ -f "$raw" ] || continue
+	n=${raw%.raw}; n=${n##*/vmb-scan-}
+	sed "s/^/bench=vm-scan objects=$n /" "$raw"
+done

@@ -30,6 +30,11 @@
 #   VMB_DAEMONS      which cull runs (default "historical ours")
 #   VMB_IDLE=0       skip the idle runs
 #   VMB_RESTARTS     short lives of each daemon on a small tree (default 16; 0 skips)
+#   VMB_SCAN=1       cold scans of the first tree in each stat order, du and
+#                    our scanner (needs $BUILD/bench/scan-orders)
+#   VMB_OURS_CONF    directives added to our daemon's configuration, separated
+#                    by ';' (for example "cull_early 0")
+#   VMB_OURS_ARGS    options added to our daemon's command line (such as -d)
 #   VMB_STRACE=1     run the daemons under strace -f (debugging only)
 #   VMB_LIMIT        seconds a cull round may take before it counts as failed (300)
 #   VM_WORK          work directory (default $BUILD/vm-bench)
@@ -136,6 +141,12 @@ cull $DEV $who $n $LIMIT $FILL $RESTART $r"
 done
 [ "${VMB_STRACE:-0}" = 1 ] && plan="strace
 $plan"
+if [ "${VMB_SCAN:-0}" = 1 ]; then
+	[ -x "$B/bench/scan-orders" ] || skip "$B/bench/scan-orders not built"
+	add_drive "$VM_WORK/tree-$first-$MINKIB-$MAXKIB.ext4"
+	plan="$plan
+scan $DEV $first"
+fi
 [ "${VMB_IDLE:-1}" = 0 ] || for who in historical ours; do
 	add_drive "$VM_WORK/tree-$first-$MINKIB-$MAXKIB.ext4"
 	plan="$plan
@@ -161,12 +172,15 @@ rm -rf "$x"; mkdir -p "$x/vm"
 cp "$TOP/bench/vm-guest.sh" "$x/vm/s-vmbench.sh"
 vm_put_program "$x" "$HIST" /usr/sbin/cachefilesd-hist
 [ "${VMB_STRACE:-0}" = 1 ] && vm_put_program "$x" "$(command -v strace)" /usr/bin/strace
+[ "${VMB_SCAN:-0}" = 1 ] && vm_put_program "$x" "$B/bench/scan-orders" /usr/bin/scan-orders
 (cd "$x" && find . | cpio -o -H newc --quiet) > "$VM_WORK/extra.cpio" || skip "cpio failed"
 cat "$VM_WORK/initramfs.cpio" "$VM_WORK/extra.cpio" > "$VM_WORK/bench-initramfs.cpio"
 
 bd=$VM_WORK/boot
 rm -rf "$bd"; mkdir -p "$bd/out"
 echo "$plan" > "$bd/out/bench-plan"
+printf '%s\n' "${VMB_OURS_CONF:-}" | tr ';' '\n' > "$bd/out/ours-extra.conf"
+printf '%s\n' "${VMB_OURS_ARGS:-}" > "$bd/out/ours-args"
 echo "vmbench $((LIMIT * 4 * NCOUNTS * RUNS * (RESTART + 1) + 900))" > "$bd/out/plan"
 truncate -s 64M "$bd/cache.img"
 mkfs.ext4 -F -q "$bd/cache.img" || skip "mkfs failed"
