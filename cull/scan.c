@@ -82,6 +82,8 @@ struct walk {
 	unsigned data_depth;		/* depth of the directories data was found in; 0: none */
 	int mixed;			/* data at more than one depth (the old layout) */
 	int early_busy;			/* a worker is publishing one */
+	uint64_t early_dirs;		/* data directories read when the last was taken */
+	struct dir_sample depth[NAMES_MAX_DEPTH + 1];	/* directories by depth */
 };
 
 /* One worker's private state. */
@@ -215,6 +217,7 @@ add_dir(struct walk *w, uint32_t parent, const char *name)
 	}
 	s->v[s->n++] = idx;
 	w->nstack++;
+	w->depth[d->depth < NAMES_MAX_DEPTH ? d->depth : NAMES_MAX_DEPTH].known++;
 	r->st.dirs++;
 }
 
@@ -571,6 +574,19 @@ gather(struct worker *k, int fd, size_t *nent)
 	return (ssize_t)*nent;
 }
 
+/* A directory read to the end joins its depth's sample (target.h); lock held. */
+static void
+sample_dir(struct walk *w, unsigned depth, uint64_t dobj, uint64_t dbytes)
+{
+	struct dir_sample *s = &w->depth[depth < NAMES_MAX_DEPTH ? depth : NAMES_MAX_DEPTH];
+
+	s->dirs++;
+	s->n += (double)dobj;
+	s->n2 += (double)dobj * (double)dobj;
+	s->b += (double)dbytes;
+	s->b2 += (double)dbytes * (double)dbytes;
+}
+
 /*
  * Entries are stat'ed in inode order: on a cold cache that reads the inode
  * tables in order instead of at random.
@@ -600,16 +616,17 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 	}
 	if (r < 0)
 		k->st.errors++;
+	pthread_mutex_lock(&k->w->lock);
+	sample_dir(k->w, d->depth, dobj, dbytes);
 	if (dobj > 0) {
-		pthread_mutex_lock(&k->w->lock);
 		k->w->seen += dobj;
 		k->w->seen_bytes += dbytes;
 		if (k->w->data_depth == 0)
 			k->w->data_depth = d->depth;
 		else if (k->w->data_depth != d->depth)
 			k->w->mixed = 1;
-		pthread_mutex_unlock(&k->w->lock);
 	}
+	pthread_mutex_unlock(&k->w->lock);
 	if (dobj > 0 && d->vol != UINT32_MAX) {
 		pthread_mutex_lock(&k->w->lock);
 		struct scan_vol *v = &k->w->r->vols[d->vol];
@@ -679,9 +696,15 @@ sample_uniform(const struct walk *w)
 static int
 early_due(const struct walk *w)
 {
-	return w->opt->early != NULL && !w->early_busy && w->nstack > 0 &&
-	    w->seen >= SCAN_EARLY_MIN && w->seen - w->early_last >= w->early_last / 4 &&
-	    sample_uniform(w);
+	const struct dir_sample *s;
+
+	if (w->opt->early == NULL || w->early_busy || w->nstack == 0 ||
+	    w->seen < SCAN_EARLY_MIN || !sample_uniform(w))
+		return 0;
+	/* A quarter more objects, or a sixteenth of the data directories. */
+	s = &w->depth[w->data_depth];
+	return w->seen - w->early_last >= w->early_last / 4 ||
+	    (s->dirs - w->early_dirs) * 16 >= s->known;
 }
 
 /*
@@ -698,6 +721,7 @@ early_publish(struct worker *k)
 
 	w->early_busy = 1;
 	w->early_last = w->seen;
+	w->early_dirs = w->depth[w->data_depth].dirs;
 	r->dev = src->dev;
 	r->mnt_id = src->mnt_id;
 	r->has_mnt_id = src->has_mnt_id;
@@ -714,6 +738,7 @@ early_publish(struct worker *k)
 	r->st.bytes = w->seen_bytes;
 	r->st.start_s = src->st.start_s;
 	r->st.partial = 1;
+	r->st.sample = w->depth[w->data_depth];
 	pthread_mutex_unlock(&w->lock);
 
 	heap_sort_oldest_first(&r->heap);

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "cull/heap.h"
+#include "cull/target.h"
 
 #define SCAN_HIST_DAYS 128	/* atime histogram: days before the scan; last = older */
 #define SCAN_SIZE_BUCKETS 24	/* allocated size: 0, <= 4 KiB << (i - 1); last = larger */
@@ -37,7 +38,10 @@
  * checkpoints (SCAN_EARLY_MIN objects seen, then each time a quarter more)
  * a worker copies the candidates seen so far, with the directory table, into
  * a result of their own, sorted oldest first, its stats holding only the
- * objects and bytes of the directories read to the end (partial = 1).  It
+ * objects and bytes of the directories read to the end and those
+ * directories as a sample of the data directories (partial = 1).  Late in
+ * the walk, a snapshot also follows each sixteenth of the data directories,
+ * so that the last is taken near the end.  It
  * replaces the snapshot not yet taken under lock, then calls notify(arg)
  * from the worker's thread.  Nothing is published after the last directory
  * is taken: the full result follows.  Nor while the sample may be biased:
@@ -96,6 +100,7 @@ struct scan_stats {
 	uint64_t ms;			/* duration */
 	int cancelled;
 	int partial;			/* an early snapshot (see scan_early) */
+	struct dir_sample sample;	/* an early snapshot's data directories */
 	unsigned nsamples;
 	char samples[SCAN_SAMPLES][SCAN_SAMPLE_LEN];
 };

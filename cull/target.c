@@ -94,20 +94,47 @@ root(double x)
 	return r;
 }
 
-uint64_t
-target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen)
+double
+target_sample_max(const struct dir_sample *s, double sum, double sum2)
 {
-	double q = 0, cut;
-	uint64_t used;
+	double m, mean, var, fpc;
+
+	if (s == NULL || s->dirs < TARGET_SAMPLE_MIN_DIRS || s->known < s->dirs)
+		return 0;
+	m = (double)s->dirs;
+	mean = sum / m;
+	var = (sum2 - sum * mean) / (m - 1);
+	if (var < 0)
+		var = 0;
+	fpc = 1 - m / (double)s->known;
+	return (double)s->known * (mean + TARGET_SAMPLE_Z * root(var / m * fpc));
+}
+
+/* The smaller of two upper bounds of one count; 0 (unknown) is no bound. */
+static double
+tighter(double used, double sampled)
+{
+	return sampled > 0 && sampled < used ? sampled : used;
+}
+
+uint64_t
+target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen,
+		  const struct dir_sample *s)
+{
+	double q = 0, cut, used;
 
 	if (seen < TARGET_EARLY_MIN_SAMPLE)
 		return 0;
-	used = f->files > f->ffree ? f->files - f->ffree : 0;
+	used = f->files > f->ffree ? (double)(f->files - f->ffree) : 0;
+	if (s != NULL)
+		used = tighter(used, target_sample_max(s, s->n, s->n2));
 	if (used > 0 && d->files > 0)
-		q = (double)d->files / (double)used;
-	used = f->blocks > f->bavail ? f->blocks - f->bavail : 0;
-	if (used > 0 && d->blocks > 0 && (double)d->blocks / (double)used > q)
-		q = (double)d->blocks / (double)used;
+		q = (double)d->files / used;
+	used = f->blocks > f->bavail ? (double)(f->blocks - f->bavail) : 0;
+	if (s != NULL && f->bsize > 0)
+		used = tighter(used, target_sample_max(s, s->b, s->b2) / (double)f->bsize);
+	if (used > 0 && d->blocks > 0 && (double)d->blocks / used > q)
+		q = (double)d->blocks / used;
 	if (q > 1)
 		q = 1;
 	/* rank < (q - eps) n, eps = sqrt(ln(2 / alpha) / 2n): eps n = sqrt(ln(2 / alpha) n / 2) */

@@ -54,10 +54,11 @@ size_t target_candidates(const struct target *t, const struct fsfree *f,
  * sample of the cache's (it reads the data directories in a random order);
  * d is what the kernel still wants freed, counting what was culled since
  * the scan started, and f the filesystem then.  The fraction of the cache's
- * objects that must go is at least q = max(d->files / used files,
- * d->blocks / used blocks): the filesystem's used counts bound the cache's
- * from above (the blocks fraction takes an object's size to be independent
- * of its age).  By the Dvoretzky-Kiefer-Wolfowitz inequality the sample's
+ * objects that must go is at least q = max(d->files / files, d->blocks /
+ * blocks), where files and blocks bound the cache's from above: the
+ * filesystem's used counts, or the directory sample's bounds (below) when
+ * those are smaller (the blocks fraction takes an object's size to be
+ * independent of its age).  By the Dvoretzky-Kiefer-Wolfowitz inequality the sample's
  * distribution of atimes is within eps = sqrt(ln(2 / alpha) / 2n) of the
  * cache's everywhere, with probability 1 - alpha; so the sample's objects
  * of rank below (q - eps) n are older than the cache's q-quantile, and all
@@ -67,6 +68,29 @@ size_t target_candidates(const struct target *t, const struct fsfree *f,
  */
 #define TARGET_EARLY_MIN_SAMPLE 256
 #define TARGET_EARLY_LN_2_ALPHA 5.298317366548036	/* ln(2 / 0.01) */
-uint64_t target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen);
+
+/*
+ * The directories a scan has read to the end, out of those it knows at
+ * that depth (scan.h: a uniform sample of the data directories).  The used
+ * counts of the filesystem are a loose bound of the cache's size when the
+ * filesystem holds other things: a bound from the sample is tighter, and a
+ * tighter denominator certifies more of the sample.  For objects and for
+ * allocated bytes, the bound is known * (mean + z s / sqrt(dirs) *
+ * sqrt(1 - dirs / known)), s the per-directory standard deviation (a
+ * normal bound with the finite population correction, z = 4: wrong with
+ * probability about 3e-5), used only from TARGET_SAMPLE_MIN_DIRS on.
+ */
+#define TARGET_SAMPLE_MIN_DIRS 64
+#define TARGET_SAMPLE_Z 4.0
+struct dir_sample {
+	uint64_t dirs, known;		/* read to the end; in all at that depth */
+	double n, n2;			/* their data objects: sum, sum of squares */
+	double b, b2;			/* their allocated bytes: sum, sum of squares */
+};
+/* s: NULL or an empty sample when there is none; the used counts then. */
+uint64_t target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen,
+			   const struct dir_sample *s);
+/* The bound above for one of the sample's sums; 0 when it says nothing. */
+double target_sample_max(const struct dir_sample *s, double sum, double sum2);
 
 #endif

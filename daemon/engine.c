@@ -1029,7 +1029,7 @@ early_cut(const struct engine *e, struct scan_result *r)
 	f.ffree -= files < f.ffree ? files : f.ffree;
 	f.bavail -= blocks < f.bavail ? blocks : f.bavail;
 	target_deficit(&t, &f, &d);
-	rank = target_early_rank(&d, &f, scan_stats(r)->objects);
+	rank = target_early_rank(&d, &f, scan_stats(r)->objects, &scan_stats(r)->sample);
 	k = rank < n ? (size_t)rank : n;
 	/* Only objects strictly older than the one of that rank. */
 	if (k < n)

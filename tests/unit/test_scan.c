@@ -172,6 +172,8 @@ count_notify(void *arg)
 	__atomic_fetch_add((int *)arg, 1, __ATOMIC_RELAXED);
 }
 
+static struct dir_sample last_sample;	/* of the latest early snapshot */
+
 /* Scan with early snapshots; returns how many were published. */
 static int
 scan_early(void)
@@ -197,6 +199,12 @@ scan_early(void)
 			assert_true(cand_cmp(&scan_cands(snap)[i - 1], &scan_cands(snap)[i]) <= 0);
 		for (i = 0; i < scan_ncand(snap); i++)
 			assert_true(scan_dir_data(snap, scan_cands(snap)[i].dir));
+		/* Its sample: the directories read to the end, what they hold. */
+		last_sample = scan_stats(snap)->sample;
+		assert_true(last_sample.dirs > 0 && last_sample.dirs < last_sample.known);
+		assert_true(last_sample.n == (double)scan_stats(snap)->objects);
+		assert_true(last_sample.b == (double)scan_stats(snap)->bytes);
+		assert_true(last_sample.n2 >= last_sample.n * last_sample.n / (double)last_sample.dirs);
 	}
 	scan_free(snap);
 	scan_free(r);
@@ -217,6 +225,9 @@ test_early_snapshots(void **state)
 		obj(rel, now - 86400 + i, 0);
 	}
 	assert_true(scan_early() > 0);
+	/* The sample's population: the 32 fan-out directories, 20 objects each. */
+	assert_int_equal(last_sample.known, 32);
+	assert_true(last_sample.n2 == 20.0 * 20.0 * (double)last_sample.dirs);
 	/* The old layout: data below the fan-outs too, so never a snapshot. */
 	for (i = 0; i < 32; i++) {
 		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/+k/D%d", i, i);

@@ -173,29 +173,29 @@ test_early_rank(void **state)
 	uint64_t r;
 
 	(void)state;
-	assert_int_equal(target_early_rank(&d, &f, TARGET_EARLY_MIN_SAMPLE - 1), 0);
+	assert_int_equal(target_early_rank(&d, &f, TARGET_EARLY_MIN_SAMPLE - 1, NULL), 0);
 	/* q = 0.1, n = 10000: 1000 less sqrt(ln(200) / 2 * 10000) = 162.8 */
-	r = target_early_rank(&d, &f, 10000);
+	r = target_early_rank(&d, &f, 10000, NULL);
 	assert_in_range(r, 836, 838);
 	/* A small sample says nothing sure: 25.6 less a margin of 26. */
-	assert_int_equal(target_early_rank(&d, &f, 256), 0);
+	assert_int_equal(target_early_rank(&d, &f, 256, NULL), 0);
 	/* The blocks deficit is a larger share: it rules. */
 	d.blocks = 100000;	/* a fifth of the used blocks */
-	r = target_early_rank(&d, &f, 10000);
+	r = target_early_rank(&d, &f, 10000, NULL);
 	assert_in_range(r, 1836, 1838);
-	assert_int_equal(target_early_rank(&d, &f, 300), 31);
+	assert_int_equal(target_early_rank(&d, &f, 300, NULL), 31);
 	/* Nothing wanted, nothing certain. */
 	d.blocks = d.files = 0;
-	assert_int_equal(target_early_rank(&d, &f, 10000), 0);
+	assert_int_equal(target_early_rank(&d, &f, 10000, NULL), 0);
 	/* No inode counts (some filesystems): the blocks alone. */
 	f.files = f.ffree = 0;
 	d.files = 5;
-	assert_int_equal(target_early_rank(&d, &f, 10000), 0);
+	assert_int_equal(target_early_rank(&d, &f, 10000, NULL), 0);
 	/* Everything must go: the whole sample less the margin. */
 	f.files = 200000;
 	f.ffree = 100000;
 	d.files = 200000;
-	r = target_early_rank(&d, &f, 10000);
+	r = target_early_rank(&d, &f, 10000, NULL);
 	assert_in_range(r, 9836, 9838);
 }
 
@@ -235,7 +235,7 @@ test_early_rank_is_a_lower_bound(void **state)
 			pop[i] = pop[j];
 			pop[j] = t;
 		}
-		r = target_early_rank(&d, &f, n);
+		r = target_early_rank(&d, &f, n, NULL);
 		/* The sample's r oldest are those of rank < r; all must be under k. */
 		for (i = 0; i < n; i++)
 			below += pop[i] < k;
@@ -245,6 +245,136 @@ test_early_rank_is_a_lower_bound(void **state)
 	}
 	assert_true(wrong <= TRIALS / 100);
 	assert_true(useful > TRIALS / 2);
+}
+
+/* The cache's size bounded from a sample of its directories. */
+static void
+test_sample_max(void **state)
+{
+	/* 64 of 256 directories, 10 objects each: no spread, so 2560 exactly. */
+	struct dir_sample s = { .dirs = 64, .known = 256, .n = 640, .n2 = 6400 };
+	double b;
+
+	(void)state;
+	b = target_sample_max(&s, s.n, s.n2);
+	assert_true(b > 2559.9 && b < 2560.1);
+	/* Too few directories read: no bound. */
+	s.dirs = TARGET_SAMPLE_MIN_DIRS - 1;
+	s.n = 630;
+	s.n2 = 6300;
+	assert_true(target_sample_max(&s, s.n, s.n2) == 0);
+	assert_true(target_sample_max(NULL, 1, 1) == 0);
+	/* More read than known cannot be: no bound. */
+	s.dirs = 257;
+	assert_true(target_sample_max(&s, 2570, 25700) == 0);
+	/*
+	 * A spread: half the directories hold 0 objects, half 20 (mean 10,
+	 * s = 10.08 over 64).  The bound is 256 * (10 + 4 * 10.08 / 8 *
+	 * sqrt(1 - 64 / 256)) = 256 * 14.365 = 3677.
+	 */
+	s.dirs = 64;
+	s.n = 640;
+	s.n2 = 32 * 400;
+	b = target_sample_max(&s, s.n, s.n2);
+	assert_true(b > 3676 && b < 3679);
+	/* Every directory read: the finite population leaves no doubt. */
+	s.known = 64;
+	b = target_sample_max(&s, s.n, s.n2);
+	assert_true(b > 639.9 && b < 640.1);
+}
+
+/*
+ * A filesystem that holds more than the cache: the sample's bound of the
+ * cache's size certifies more of the sample than the used counts do, and
+ * a bound above the used counts changes nothing.
+ */
+static void
+test_early_rank_with_sample(void **state)
+{
+	/* 100,000 used files of which 10,000 are the cache's. */
+	struct fsfree f = { .blocks = 1000000, .bavail = 500000, .files = 200000,
+			    .ffree = 100000, .bsize = 4096 };
+	struct deficit d = { 0, 1000 };
+	struct dir_sample s = { .dirs = 64, .known = 256, .n = 2500, .n2 = 64 * 39.0625 * 39.0625 };
+	uint64_t used_only, sampled;
+
+	(void)state;
+	used_only = target_early_rank(&d, &f, 2500, NULL);
+	sampled = target_early_rank(&d, &f, 2500, &s);
+	/* q = 1 % of the used files: 25 less a margin of 81, nothing. */
+	assert_int_equal(used_only, 0);
+	/* q = 10 % of the sample's 10,000: 250 less 81 = 169. */
+	assert_in_range(sampled, 168, 170);
+	/* Blocks: 40,000 bytes a directory, 16 MiB in all, a deficit of 400 blocks. */
+	d.files = 0;
+	d.blocks = 400;
+	s.b = 64 * 40000.0 * 1024;
+	s.b2 = 64 * (40000.0 * 1024) * (40000.0 * 1024);
+	assert_int_equal(target_early_rank(&d, &f, 2500, NULL), 0);
+	sampled = target_early_rank(&d, &f, 2500, &s);
+	/* the cache: 256 * 40,000 KiB = 2,500,000 blocks, above the used 500,000 */
+	assert_int_equal(sampled, 0);
+	s.b = 64 * 4000.0 * 4096;
+	s.b2 = 64 * (4000.0 * 4096) * (4000.0 * 4096);
+	/* 1,024,000 blocks in 256 directories: no, 256 * 4000 = 1,024,000 > 500,000 used */
+	assert_int_equal(target_early_rank(&d, &f, 2500, &s), 0);
+	s.b = 64 * 100.0 * 4096;
+	s.b2 = 64 * (100.0 * 4096) * (100.0 * 4096);
+	/* 25,600 blocks: q = 400 / 25,600 = 1.56 %, 39 less 81: still nothing; more sample */
+	assert_int_equal(target_early_rank(&d, &f, 2500, &s), 0);
+	d.blocks = 4000;	/* q = 15.6 %: 390.6 less 81 = 309 */
+	assert_in_range(target_early_rank(&d, &f, 2500, &s), 308, 310);
+	assert_in_range(target_early_rank(&d, &f, 2500, NULL), 0, 0);
+}
+
+/*
+ * The bound holds: directories of uneven sizes (a mix of small and large),
+ * a random sample of them; the bound must be at least the true total in
+ * nearly every trial (z = 4: the normal tail is 3e-5; the skewed sizes
+ * make it worse, so allow 1 %).
+ */
+static void
+test_sample_max_is_an_upper_bound(void **state)
+{
+	enum { M = 512, TRIALS = 1000 };
+	static double size[M];
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	unsigned trial, below = 0, i;
+	double total = 0;
+
+	(void)state;
+	for (i = 0; i < M; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* most directories hold about 400, one in 16 about 4,000 */
+		size[i] = (double)(x % 16 == 0 ? 3000 + x % 2000 : 300 + x % 200);
+		total += size[i];
+	}
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct dir_sample s = { .dirs = TARGET_SAMPLE_MIN_DIRS + trial % 400, .known = M };
+		static unsigned idx[M];
+
+		for (i = 0; i < M; i++)
+			idx[i] = i;
+		for (i = 0; i < s.dirs; i++) {
+			unsigned j, t;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			j = i + (unsigned)(x % (M - i));
+			t = idx[i];
+			idx[i] = idx[j];
+			idx[j] = t;
+			s.n += size[idx[i]];
+			s.n2 += size[idx[i]] * size[idx[i]];
+		}
+		if (target_sample_max(&s, s.n, s.n2) < total)
+			below++;
+	}
+	print_message("bound below the total in %u of %u trials\n", below, TRIALS);
+	assert_true(below <= TRIALS / 100);
 }
 
 int
@@ -261,6 +391,9 @@ main(void)
 		cmocka_unit_test(test_fsfree),
 		cmocka_unit_test(test_early_rank),
 		cmocka_unit_test(test_early_rank_is_a_lower_bound),
+		cmocka_unit_test(test_sample_max),
+		cmocka_unit_test(test_early_rank_with_sample),
+		cmocka_unit_test(test_sample_max_is_an_upper_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
