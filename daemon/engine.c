@@ -93,7 +93,14 @@ struct engine {
 	/* Early snapshots of the scan in progress (cull_early). */
 	int cull_early;
 	struct scan_early early;
-	struct scan_result *partial;	/* offered to the machine, not yet taken */
+	/*
+	 * The scan's latest snapshot, kept until the machine takes it: it is
+	 * offered while the table in use lasts, and taken the moment that
+	 * runs out instead of after the next snapshot.  partial_k: the part
+	 * certain when it was last offered.
+	 */
+	struct scan_result *partial;
+	size_t partial_k;
 	uint64_t scan_culled0, scan_blocks0;	/* culled and culled_blocks at its start */
 	/*
 	 * Objects culled while it runs, by inode and atime (at most
@@ -501,6 +508,8 @@ start_scan(struct engine *e)
 	/* The setting is read when a scan starts: a reload changes the next one. */
 	e->opts.early = e->cull_early ? &e->early : NULL;
 	scan_free(scan_early_take(&e->early));
+	scan_free(e->partial);
+	e->partial = NULL;
 	e->scan_culled0 = e->culled;
 	e->scan_blocks0 = e->culled_blocks;
 	e->ngone = 0;
@@ -538,6 +547,8 @@ cancel_scan(struct engine *e)
 	scan_free(e->next);
 	e->next = NULL;
 	scan_free(scan_early_take(&e->early));
+	scan_free(e->partial);
+	e->partial = NULL;
 	e->ngone = 0;
 }
 
@@ -614,21 +625,22 @@ gone_add(struct engine *e, const struct victim *v)
 }
 
 /*
- * Leave out of the finished scan's table what was culled while it ran: the
- * culler would check each again (reading its directory) and find it gone,
+ * Leave out of a table of the scan (a partial one, or the finished one)
+ * what was culled while it ran; returns how many.  The culler would check
+ * each again (reading its directory) and find it gone,
  * and the kept state written from the table would make the next start do
  * the same before its first cull.  The same inode with the same atime: a
  * new object on a reused inode number is younger, and stays.  The rest
  * keep their order, oldest first.
  */
-static void
+static size_t
 drop_gone(struct engine *e)
 {
 	struct cand *c = scan_cands(e->cur);
 	size_t n = scan_ncand(e->cur), i, k = 0;
 
 	if (e->ngone == 0)
-		return;
+		return 0;
 	qsort(e->gone, e->ngone, sizeof(*e->gone), gone_cmp);
 	for (i = 0; i < n; i++) {
 		struct gone g = { cand_ino(&c[i]), cand_atime(&c[i]) };
@@ -637,8 +649,7 @@ drop_gone(struct engine *e)
 			c[k++] = c[i];
 	}
 	scan_keep_oldest(e->cur, k);
-	log_debug(1, "scan: %zu of its candidates were culled while it ran", n - k);
-	e->ngone = 0;
+	return n - k;
 }
 
 /* Make the finished scan's table the current one; 0, or -1 when the scan failed. */
@@ -658,7 +669,8 @@ take_table(struct engine *e)
 	e->cur_kept = 1;
 	/* Full or not as the scan left it: what was culled meanwhile is gone, not missing. */
 	e->cur_full = scan_ncand(e->cur) >= e->opts.max_candidates;
-	drop_gone(e);
+	log_debug(1, "scan: %zu of its candidates were culled while it ran", drop_gone(e));
+	e->ngone = 0;
 	e->cur_n0 = scan_ncand(e->cur);
 	e->cur_written_s = (uint64_t)time(NULL);
 	state_write(e, e->cur_full, e->cur_written_s);
@@ -994,6 +1006,8 @@ harvest(struct engine *e, struct efsm_out *out)
 	e->thread = 0;
 	if (read(e->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		log_warn("cull engine: eventfd read");
+	scan_free(e->partial);	/* the whole table follows */
+	e->partial = NULL;
 	if (take_table(e) < 0) {
 		event(e, EFSM_EV_SCAN_FAILED, out);
 		return 1;
@@ -1038,15 +1052,21 @@ early_cut(const struct engine *e, struct scan_result *r)
 	return k;
 }
 
-/* The machine took the partial table offered: cull from it. */
+/*
+ * The machine took the partial table offered: cull from its certain part,
+ * less what earlier tables culled (drop_gone), which the culler would
+ * otherwise look for again directory by directory.
+ */
 static void
 take_partial(struct engine *e)
 {
 	if (e->partial == NULL)
 		return;
 	drop_table(e);
+	scan_keep_oldest(e->partial, e->partial_k);
 	e->cur = e->partial;
 	e->partial = NULL;
+	(void)drop_gone(e);
 	e->vs = victims_new(e->cur, e->cachefd);
 	if (!e->early_logged)
 		log_info("cull: culling before the scan ends: %zu of the %llu objects seen so far "
@@ -1058,28 +1078,24 @@ take_partial(struct engine *e)
 	e->early_logged = 1;
 }
 
-/* A running scan published a snapshot: offer its certainly old part to the machine. */
+/* Offer the certainly old part of the scan's latest snapshot to the machine. */
 static void
 early_offer(struct engine *e, struct efsm_out *out)
 {
 	struct scan_result *r;
 	struct efsm_in in;
-	size_t k;
 
-	if (!e->thread || (r = scan_early_take(&e->early)) == NULL)
+	if (!e->thread)
 		return;
-	k = early_cut(e, r);
-	if (k == 0) {
-		scan_free(r);
-		return;
+	if ((r = scan_early_take(&e->early)) != NULL) {
+		scan_free(e->partial);
+		e->partial = r;
 	}
-	scan_keep_oldest(r, k);
-	e->partial = r;
+	if (e->partial == NULL || (e->partial_k = early_cut(e, e->partial)) == 0)
+		return;
 	facts(e, &in);
-	in.partial = k;
+	in.partial = e->partial_k;
 	dispatch(e, EFSM_EV_PARTIAL, &in, out);
-	scan_free(e->partial);	/* not taken */
-	e->partial = NULL;
 }
 
 static enum engine_next
@@ -1117,6 +1133,17 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 	facts(e, &in);
 	in.released = st && st->has_released && (st->freleased || st->breleased);
 	dispatch(e, st ? EFSM_EV_KERNEL : EFSM_EV_TIMER, &in, &out);
+	/*
+	 * That batch may have used the table up: the kept snapshot takes over
+	 * now, not at the scan's next snapshot (none may come for a while).
+	 */
+	if (out.next != EFSM_NEXT_AGAIN && e->partial != NULL) {
+		struct efsm_out again;
+
+		early_offer(e, &again);
+		if (e->partial == NULL)
+			out = again;
+	}
 	next = result(&out, delay_ms);
 	/*
 	 * Culls go first: while batches follow one another, a scan running in

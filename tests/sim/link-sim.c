@@ -16,12 +16,16 @@
  * holds the worker that published it until that path exists (or the scan
  * is cancelled).  With scan_threads 1 the scan stands still after its first
  * snapshot: a test checks what the daemon culls before the scan ends
- * (tests/integ/cull-early.sh).
+ * (tests/integ/cull-early.sh).  When that path holds a number N, the
+ * snapshots after the Nth are held as well, until the number grows or the
+ * file is emptied: a test steps the scan from one snapshot to the next
+ * (tests/integ/cull-early-tables.sh).
  */
 #include "cull/scan.h"
 #include "daemon/daemon.h"
 #include "tests/sim/simtransport.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,15 +40,33 @@ struct scan_result *__wrap_scan_run(int rootfd, const struct scan_opts *opt,
 static void (*early_notify)(void *arg);
 static const atomic_int *early_cancel;
 
+static atomic_uint early_published;	/* snapshots of this process's scans */
+
+/* May the scan go past its nth snapshot?  The gate file: absent no, empty yes, N: n <= N. */
+static int
+early_open(const char *gate, unsigned n)
+{
+	FILE *f = fopen(gate, "r");
+	unsigned allowed;
+	int open;
+
+	if (f == NULL)
+		return 0;
+	open = fscanf(f, "%u", &allowed) != 1 || n <= allowed;
+	fclose(f);
+	return open;
+}
+
 static void
 early_hold(void *arg)
 {
 	const char *gate = getenv("CFSIM_EARLY_GATE");
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	unsigned n = atomic_fetch_add(&early_published, 1) + 1;
 
 	if (early_notify != NULL)
 		early_notify(arg);
-	while (gate != NULL && gate[0] != '\0' && access(gate, F_OK) != 0 &&
+	while (gate != NULL && gate[0] != '\0' && !early_open(gate, n) &&
 	       !(early_cancel != NULL && atomic_load(early_cancel)))
 		nanosleep(&tick, NULL);
 }

@@ -227,6 +227,9 @@ test_early_snapshots(void **state)
 	assert_true(scan_early() > 0);
 	/* The sample's population: the 32 fan-out directories, 20 objects each. */
 	assert_int_equal(last_sample.known, 32);
+	/* Late snapshots follow each sixteenth of them: the last one near the end. */
+	print_message("last snapshot after %llu of 32 directories\n", (unsigned long long)last_sample.dirs);
+	assert_true(last_sample.dirs >= 30);	/* a quarter more objects alone: 28 */
 	assert_true(last_sample.n2 == 20.0 * 20.0 * (double)last_sample.dirs);
 	/* The old layout: data below the fan-outs too, so never a snapshot. */
 	for (i = 0; i < 32; i++) {
