@@ -77,7 +77,11 @@ cull(enum efsm_event ev, enum efsm_action a, struct efsm_out *out)
 		act(out, a, EFSM_NEXT_AGAIN);
 }
 
-/* Nothing cullable in a whole pass: wait, longer each time. */
+/*
+ * Nothing cullable in a whole pass: wait, longer each time.  Objects the
+ * kernel released during the pass may be the busy ones, and it says so
+ * only once: then the wake is the retry gap, not the whole back-off.
+ */
 static void
 back_off(struct efsm *m, const struct efsm_in *in, struct efsm_out *out)
 {
@@ -87,7 +91,8 @@ back_off(struct efsm *m, const struct efsm_in *in, struct efsm_out *out)
 	m->backoff_until = in->now_ms + m->backoff_ms;
 	m->state = EFSM_BACKING_OFF;
 	out->exhausted = 1;
-	timer(out, m->backoff_until, in->now_ms);
+	timer(out, m->released && m->retry_after < m->backoff_until ? m->retry_after :
+	      m->backoff_until, in->now_ms);
 }
 
 /* A table older than this no longer describes the cache. */

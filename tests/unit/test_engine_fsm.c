@@ -207,6 +207,35 @@ test_all_busy_then_released(void **state)
 	assert_int_equal(r.m.backoff_ms, 0);
 }
 
+/*
+ * Objects released while a pass runs into busy ones: the kernel tells once
+ * (its counters are read and reset), so the back-off that follows must
+ * wake for them after the retry gap, not after 30 s.
+ */
+static void
+test_released_during_a_pass(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 20);
+	r.in.now_ms += 10;
+	r.in.left = 12;
+	r.in.released = 1;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	r.in.now_ms += 10;
+	r.in.left = 0;
+	r.in.kept = 20;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, EFSM_RETRY_MIN_MS);
+	r.in.now_ms += EFSM_RETRY_MIN_MS;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_RETRYING_BUSY, EFSM_ACT_RETRY, EFSM_NEXT_AGAIN);
+}
+
 static void
 test_released_with_nothing_kept_rescans(void **state)
 {
@@ -638,6 +667,7 @@ main(void)
 		cmocka_unit_test(test_failed_scan_backs_off_without_retrying_at_once),
 		cmocka_unit_test(test_all_busy_then_released),
 		cmocka_unit_test(test_released_with_nothing_kept_rescans),
+		cmocka_unit_test(test_released_during_a_pass),
 		cmocka_unit_test(test_rescan_rules),
 		cmocka_unit_test(test_reload_while_scanning),
 		cmocka_unit_test(test_reload_rearms_the_age_scan),
