@@ -458,6 +458,7 @@ facts(const struct engine *e, struct efsm_in *in)
 	if (target_fsfree(e->cachefd, &f) < 0)
 		memset(&f, 0, sizeof(f));
 	in->want = wanted(e, &f);
+	in->asks = kernel_asks(e);
 	in->age_due = e->cull_age != 0 && at != 0 && at < age_cutoff_ns(e);
 	in->left = e->vs ? victims_left(e->vs) : 0;
 	in->kept = e->vs ? victims_kept(e->vs) : 0;

@@ -164,12 +164,36 @@ backing_off(struct efsm *m, const struct efsm_in *in, struct efsm_out *out)
 	scan(m, in, out);
 }
 
-/* No goal but perhaps the age limit. */
+/*
+ * The kernel still asks for culling but its run limits are met by our
+ * count: it clears its flag only at its next check of the space, and says
+ * nothing while the flag stays set.  Meanwhile the free space can fall back
+ * below the run limits (data the kernel had already accepted reaching the
+ * disk after our culls) and no event would tell us.  So look again, at 1,
+ * 2, 4 ... 60 s while it lasts; 0 when the kernel does not ask.
+ */
+static uint64_t
+watch_deadline(struct efsm *m, const struct efsm_in *in)
+{
+	if (!in->asks) {
+		m->watch_ms = m->watch_until = 0;
+		return 0;
+	}
+	if (m->watch_until == 0 || in->now_ms >= m->watch_until) {
+		m->watch_ms = m->watch_ms ? m->watch_ms * 2 : EFSM_WATCH_FIRST_MS;
+		if (m->watch_ms > EFSM_WATCH_MAX_MS)
+			m->watch_ms = EFSM_WATCH_MAX_MS;
+		m->watch_until = in->now_ms + m->watch_ms;
+	}
+	return m->watch_until;
+}
+
+/* No goal but perhaps the age limit, and the watch above. */
 static void
 settle_idle(struct efsm *m, const struct efsm_in *in, enum efsm_event ev,
 	    struct efsm_out *out)
 {
-	uint64_t now = in->now_ms;
+	uint64_t now = in->now_ms, until;
 
 	m->backoff_ms = m->backoff_until = 0;
 	if (in->age_due) {
@@ -178,16 +202,20 @@ settle_idle(struct efsm *m, const struct efsm_in *in, enum efsm_event ev,
 		return;
 	}
 	m->state = m->scan_running ? EFSM_SCANNING : EFSM_IDLE;
-	if (m->age_period_ms == 0 || m->scan_running)
-		return;		/* idle: no timer */
-	/* A full table of aged objects ran out: more may be waiting. */
-	if ((m->have_table && m->table_full && in->left == 0 && m->round_culled > 0) ||
-	    now >= m->next_age_scan) {
-		m->state = EFSM_SCANNING;
-		scan(m, in, out);
-		return;
+	until = watch_deadline(m, in);
+	if (m->age_period_ms != 0 && !m->scan_running) {
+		/* A full table of aged objects ran out: more may be waiting. */
+		if ((m->have_table && m->table_full && in->left == 0 && m->round_culled > 0) ||
+		    now >= m->next_age_scan) {
+			m->state = EFSM_SCANNING;
+			scan(m, in, out);
+			return;
+		}
+		if (until == 0 || m->next_age_scan < until)
+			until = m->next_age_scan;
 	}
-	timer(out, m->next_age_scan, now);
+	if (until != 0)
+		timer(out, until, now);	/* otherwise idle: no timer */
 }
 
 static void
@@ -202,6 +230,7 @@ settle(struct efsm *m, const struct efsm_in *in, enum efsm_event ev, struct efsm
 		settle_idle(m, in, ev, out);
 		return;
 	}
+	m->watch_ms = m->watch_until = 0;
 	if (m->state == EFSM_RETRYING_BUSY) {
 		if (in->left > 0) {
 			cull(ev, EFSM_ACT_CULL, out);

@@ -119,6 +119,7 @@ enum efsm_next {
 struct efsm_in {
 	uint64_t now_ms;		/* monotonic */
 	int want, age_due;
+	int asks;			/* the kernel's cull flag is set (met or not) */
 	size_t left, kept;
 	int released;			/* KERNEL: objects were released */
 	/* SCAN_DONE */
@@ -154,12 +155,16 @@ struct efsm {
 	/* back-off */
 	uint64_t backoff_ms, backoff_until, retry_after, retry_t0;
 	uint64_t next_age_scan;
+	/* watching: the kernel asks, its run limits are met by our count */
+	uint64_t watch_ms, watch_until;
 };
 
 #define EFSM_BACKOFF_FIRST_MS (30 * 1000)
 #define EFSM_BACKOFF_MAX_MS (10 * 60 * 1000)
 #define EFSM_RETRY_MIN_MS 1000
 #define EFSM_STALE_MIN_MS (60 * 1000)
+#define EFSM_WATCH_FIRST_MS 1000
+#define EFSM_WATCH_MAX_MS (60 * 1000)
 
 void efsm_init(struct efsm *m, uint64_t age_period_ms);
 /* The transition function: one event, the facts, the action to carry out. */

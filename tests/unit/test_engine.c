@@ -479,6 +479,19 @@ run_until_rest(struct rig *r, struct kstate *st, unsigned *delay)
 	return next;
 }
 
+/*
+ * At rest with the kernel's run limits met while its cull flag is still
+ * set: not idle but watching, the first look again within a second
+ * (engine_fsm.c, watch_deadline()).
+ */
+static void
+watching(struct rig *r, struct kstate *st, unsigned *delay)
+{
+	assert_true(st->cull);
+	assert_int_equal(run_until_rest(r, st, delay), ENGINE_TIMER);
+	assert_in_range(*delay, 1, EFSM_WATCH_FIRST_MS);
+}
+
 /* The kernel's run limits are met in the middle of a batch: not one cull more. */
 static void
 test_kernel_target_met_exactly(void **state)
@@ -495,14 +508,14 @@ test_kernel_target_met_exactly(void **state)
 	st.frun = BASE_FREE + 3;
 	rig_start(&r, 0);
 	first_scan(&r, &st);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 10);
 	for (i = 0; i < nculls; i++)
 		assert_int_equal(order[i], i);
 	/* Files are the tighter limit this time. */
 	st.brun = BASE_FREE;
 	st.frun = BASE_FREE + 25;
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 25);
 	rig_stop(&r);
 }
@@ -564,7 +577,7 @@ test_old_kernel_limits_in_pages(void **state)
 	st.frun = 0;
 	rig_start(&r, 0);
 	first_scan(&r, &st);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	/* 1200 - 1000 blocks to free, 8 a cull. */
 	assert_int_equal(nculls, 25);
 	/* With the counters (5.17+), limits are blocks: brun 1100 is 100 blocks away, 13 culls. */
@@ -575,7 +588,7 @@ test_old_kernel_limits_in_pages(void **state)
 	st.brun = 1100;
 	rig_start(&r, 0);
 	first_scan(&r, &st);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 13);
 	rig_stop(&r);
 }
@@ -758,7 +771,7 @@ test_stop_keeps_what_is_left(void **state)
 	st.brun = BASE_FREE;
 	st.frun = BASE_FREE + 10;
 	rig_start(&r, 0);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 10);
 	engine_snapshot(r.e, &es);
 	assert_int_equal(es.scanning, 1);
@@ -770,7 +783,7 @@ test_stop_keeps_what_is_left(void **state)
 	/* The restart's culls are the next oldest, none of them found gone. */
 	st.frun = BASE_FREE + 15;
 	rig_start(&r, 0);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 15);
 	for (i = 0; i < nculls; i++)
 		assert_int_equal(order[i], i);
@@ -781,7 +794,7 @@ test_stop_keeps_what_is_left(void **state)
 	/* All of it culled: no file is left to list what is gone. */
 	st.frun = BASE_FREE + 100;
 	rig_start(&r, 0);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 100);
 	rig_stop(&r);
 	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
@@ -812,12 +825,12 @@ test_culled_during_scan_left_out(void **state)
 	engine_step(r.e, &st, &delay);
 	wait_walked();
 	st.cull = 1;
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 10);
 	/* The scan ends: its table holds the 90 left, and so does the file. */
 	atomic_store(&hold, 0);
 	wait_scan(&r);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	engine_snapshot(r.e, &es);
 	assert_int_equal(es.scans, 1);
 	assert_int_equal(es.last_objects, 100);
@@ -825,7 +838,7 @@ test_culled_during_scan_left_out(void **state)
 	assert_int_equal(kept_header().ncand, 90);
 	/* Culling from it goes on with the next oldest, none found gone. */
 	st.frun = BASE_FREE + 20;
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 20);
 	for (i = 0; i < nculls; i++)
 		assert_int_equal(order[i], i);
@@ -862,7 +875,7 @@ test_scan_yields_to_culls(void **state)
 	/* One batch: 64 culls, or fewer when its 20 ms ran out on a loaded host. */
 	assert_true(nculls > 0 && nculls <= 64);
 	assert_int_equal(atomic_load(scan_yield), 1);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 80);
 	assert_int_equal(atomic_load(scan_yield), 0);
 	rig_stop(&r);

@@ -236,6 +236,55 @@ test_released_during_a_pass(void **state)
 	expect(&r, EFSM_RETRYING_BUSY, EFSM_ACT_RETRY, EFSM_NEXT_AGAIN);
 }
 
+/*
+ * The run limits met by our count while the kernel's flag stays set: no
+ * event would tell us that the free space fell back (data the kernel had
+ * accepted reaching the disk), so look again at 1, 2, 4 ... 60 s; none
+ * once the kernel stops asking; from 1 s again after the next cull.
+ */
+static void
+test_watch_while_the_kernel_asks(void **state)
+{
+	struct rig r;
+	unsigned want_ms = EFSM_WATCH_FIRST_MS;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 20);
+	r.in.want = 0;
+	r.in.asks = 1;
+	r.in.left = 10;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, EFSM_WATCH_FIRST_MS);
+	/* Another event meanwhile keeps the deadline. */
+	r.in.now_ms += 400;
+	ev(&r, EFSM_EV_KERNEL);
+	assert_int_equal(r.out.delay_ms, EFSM_WATCH_FIRST_MS - 400);
+	r.in.now_ms += EFSM_WATCH_FIRST_MS - 400;
+	while (want_ms < EFSM_WATCH_MAX_MS) {
+		want_ms = want_ms * 2 > EFSM_WATCH_MAX_MS ? EFSM_WATCH_MAX_MS : want_ms * 2;
+		ev(&r, EFSM_EV_TIMER);
+		expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+		assert_int_equal(r.out.delay_ms, want_ms);
+		r.in.now_ms += want_ms;
+	}
+	ev(&r, EFSM_EV_TIMER);
+	assert_int_equal(r.out.delay_ms, EFSM_WATCH_MAX_MS);
+	/* The space fell back: culling, then met again, from 1 s again. */
+	r.in.want = 1;
+	ev(&r, EFSM_EV_TIMER);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	r.in.want = 0;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, EFSM_WATCH_FIRST_MS);
+	/* The kernel stops asking: idle, no timer. */
+	r.in.asks = 0;
+	ev(&r, EFSM_EV_KERNEL);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
+}
+
 static void
 test_released_with_nothing_kept_rescans(void **state)
 {
@@ -668,6 +717,7 @@ main(void)
 		cmocka_unit_test(test_all_busy_then_released),
 		cmocka_unit_test(test_released_with_nothing_kept_rescans),
 		cmocka_unit_test(test_released_during_a_pass),
+		cmocka_unit_test(test_watch_while_the_kernel_asks),
 		cmocka_unit_test(test_rescan_rules),
 		cmocka_unit_test(test_reload_while_scanning),
 		cmocka_unit_test(test_reload_rearms_the_age_scan),
