@@ -9,7 +9,9 @@
 #   deps.sh pkg     what make deb and make rpm need, with lintian and rpmlint
 set -eu
 BUILD_PKGS="gcc make pkg-config libevent-dev libattr1-dev libcap-dev libsystemd-dev libcmocka-dev"
-TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps selinux-policy-dev checkpolicy"
+TEST_PKGS="mandoc attr e2fsprogs qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps selinux-policy-dev checkpolicy apparmor"
+# apparmor: its apparmor_parser checks the installed profiles (parsed only,
+# never loaded into the host's kernel: tests/integ/install-destdir.sh).
 # Debian 12: clang-14's -fsanitize=fuzzer links libclang_rt.fuzzer, which
 # libclang-rt-14-dev ships (clang only recommends it); ASan/UBSan too.
 FUZZ_PKGS="clang libclang-rt-14-dev"
