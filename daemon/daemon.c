@@ -450,8 +450,11 @@ schedule(struct daemon *d, enum engine_next next, unsigned delay_ms)
 /*
  * One engine step with the latest state, then a fresh read so that the
  * kernel re-runs its space check after a batch of culls.  The engine sees
- * every state: if the read changed something while it declared itself idle,
- * it gets another step.
+ * every state: if the read changed something (the flag, released objects),
+ * it gets another step at once, whether it declared itself idle or armed a
+ * timer.  The read cleared the kernel's state-changed flag, so the device
+ * will not wake us for what it said: a release during a pass, read after
+ * the pass had armed a 30 s back-off, was otherwise culled 30 s late.
  */
 static void
 step_engine(struct daemon *d)
@@ -478,7 +481,7 @@ step_engine(struct daemon *d)
 	if (seen.cull || next != ENGINE_IDLE) {
 		if (read_state(d) == -1)
 			return;
-		if (next == ENGINE_IDLE && (d->st.cull != seen.cull ||
+		if (next != ENGINE_AGAIN && (d->st.cull != seen.cull ||
 		    d->st.freleased != 0 || d->st.breleased != 0))
 			next = ENGINE_AGAIN;
 	}

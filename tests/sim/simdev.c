@@ -143,21 +143,35 @@ dev_take_notify(void)
  * A deterministic race for tests: after the Nth cull from now (or the next
  * bind), rename one path before the reply, so that the daemon's next step
  * meets a directory moved while it was culling (as the kernel moves a
- * volume it retires), or a cache directory swapped after bind.
+ * volume it retires), or a cache directory swapped after bind.  Or release
+ * one object there instead: the kernel releasing it while the daemon is in
+ * the middle of a pass, its notice read only after the pass.
  */
 static struct {
 	unsigned long left;		/* culls until the rename; 0 = disarmed */
 	int at_bind;			/* rename at the next successful bind instead */
+	int release;			/* release "from" instead of renaming it */
 	char from[PATH_MAX], to[PATH_MAX];
 } hook;
+
+static int apply_busy(const char *verb, const char *path, const struct stat *st);
 
 static void
 run_hook(int bind)
 {
+	struct stat st;
+
 	if (bind ? !hook.at_bind : (hook.left == 0 || --hook.left > 0))
 		return;
 	hook.at_bind = 0;
 	hook.left = 0;
+	if (hook.release) {
+		if (lstat(hook.from, &st) == 0)
+			apply_busy("release", hook.from, &st);
+		else
+			sim_log("hook: release %s failed: %s", hook.from, errname(errno));
+		return;
+	}
 	if (rename(hook.from, hook.to) == 0)
 		sim_log("hook: renamed %s to %s", hook.from, hook.to);
 	else
@@ -897,7 +911,29 @@ ctl_rename_after(const char *arg, char *rep, size_t sz)
 		return reply(rep, sz, -1, "error path too long or no cache bound");
 	hook.left = n;
 	hook.at_bind = 0;
+	hook.release = 0;
 	sim_log("ctl: rename-after %lu %s %s", n, hook.from, hook.to);
+	return reply(rep, sz, 0, "ok");
+}
+
+/* "release-after N PATH": arm the hook to release PATH (relative to DIR/cache). */
+static int
+ctl_release_after(const char *arg, char *rep, size_t sz)
+{
+	char path[PATH_MAX];
+	unsigned long n;
+	int used = 0;
+
+	if (sscanf(arg, "%lu %4095s%n", &n, path, &used) != 2 || n == 0 || arg[used] != '\0')
+		return reply(rep, sz, -1, "error usage: release-after N PATH");
+	if (!d.bound)
+		return reply(rep, sz, -1, "error not bound");
+	if (ctl_path(path, hook.from, sizeof(hook.from)) < 0)
+		return reply(rep, sz, -1, "error path too long or no cache bound");
+	hook.left = n;
+	hook.at_bind = 0;
+	hook.release = 1;
+	sim_log("ctl: release-after %lu %s", n, hook.from);
 	return reply(rep, sz, 0, "ok");
 }
 
@@ -912,6 +948,7 @@ ctl_rename_at_bind(const char *arg, char *rep, size_t sz)
 		return reply(rep, sz, -1, "error usage: rename-at-bind /FROM /TO");
 	hook.left = 0;
 	hook.at_bind = 1;
+	hook.release = 0;
 	sim_log("ctl: rename-at-bind %s %s", hook.from, hook.to);
 	return reply(rep, sz, 0, "ok");
 }
@@ -971,6 +1008,8 @@ dev_control(const char *req, char *rep, size_t sz)
 	}
 	if (strcmp(verb, "rename-after") == 0)
 		return ctl_rename_after(arg, rep, sz);
+	if (strcmp(verb, "release-after") == 0)
+		return ctl_release_after(arg, rep, sz);
 	if (strcmp(verb, "rename-at-bind") == 0)
 		return ctl_rename_at_bind(arg, rep, sz);
 	if (strcmp(verb, "fault") == 0)
