@@ -17,11 +17,8 @@ now=$(date +%s)
 count=10
 cull_objects v1 $count 32 $((now - 60 * 86400)) 600
 sim_start
-i=0
-while [ "$i" -lt $count ]; do
-	sim_ctl busy "$(cull_obj_path v1 "$i")" >/dev/null || not_ok "mark object $i busy"
-	i=$((i + 1))
-done
+sim_ctl busy-tree "$SIM_DIR/cache/Iv1" | grep -q "ok busy-tree $count objects" ||
+	not_ok "mark the $count objects busy"
 sim_config
 daemon_start -n -s -d -d -f "$SIM_CONF"
 sim_wait_bound || { not_ok "daemon binds"; exit 1; }
