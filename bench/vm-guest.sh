@@ -123,6 +123,7 @@ cull_round() {
 	{
 		echo "alive=$(alive "$PID" && echo 1 || echo 0)"
 		echo "cpu_idle_ticks=$(cpu_ticks "$PID") rss_kb=$(vm_hwm "$PID")"
+		awk '{ print "user_ticks=" $14 " sys_ticks=" $15 }' "/proc/$PID/stat"
 		echo "bavail_end=$(fs_bavail) ffree_end=$(ffree)"
 		echo "start_ts=$(mark_ts start) reached_ts=$(mark_ts reached)"
 	} >> "$ro.raw"

@@ -9,6 +9,7 @@ out=$1 work=$2 accel=$3 hver=$4 sizes=$5
 val() { tr ' ' '\n' < "$1" | sed -n "s/^$2=//p" | tail -1; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "NA"; else printf "%.2f", a - b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || a == "" || b == "" || b + 0 == 0) print "NA"; else printf "%.2f", a / b }'; }
+ticks() { awk -v t="$1" 'BEGIN { if (t == "") print "NA"; else printf "%.2f", t / 100 }'; }
 ts_of() { sed 's/.* \([0-9][0-9.]*\): .*/\1/'; }
 
 # lru MANIFEST SURVIVORS: culled count, the fraction of them among the truly
@@ -56,7 +57,7 @@ EOF
 	scan=$(sed -n 's/.*scan: [0-9]* objects, [0-9]* MiB in \([0-9.]*\) s.*/\1/p' "$base.log" 2>/dev/null | head -1)
 	kept=$(grep -c 'state: .* candidates kept' "$base.log" 2>/dev/null)
 	set -- $(lru "$man" "$base.surv")
-	echo "bench=vm-cull daemon=$who objects=$n run=$run round=$round bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") scan_s=${scan:-NA} cpu_s=$cpu cpu_at_brun_s=$cpu_brun rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 kept_state=$kept state_file_before=$(val "$raw" state_file) exit=$(val "$raw" exit) $(cat "${base%-[12]}-1.dev" 2>/dev/null) sizes_kib=$sizes accel=$accel"
+	echo "bench=vm-cull daemon=$who objects=$n run=$run round=$round bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") scan_s=${scan:-NA} cpu_s=$cpu user_s=$(ticks "$(val "$raw" user_ticks)") sys_s=$(ticks "$(val "$raw" sys_ticks)") cpu_at_brun_s=$cpu_brun rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 kept_state=$kept state_file_before=$(val "$raw" state_file) exit=$(val "$raw" exit) $(cat "${base%-[12]}-1.dev" 2>/dev/null) sizes_kib=$sizes accel=$accel"
 done > "$out/cull-lines.txt"
 cat "$out/cull-lines.txt"
 
