@@ -13,7 +13,8 @@
 #                              drop_caches: bench/scan-orders in each stat order,
 #                              du, and our scanner (cachefiles-cull report)
 #   strace                     later runs under strace -f (debugging; spoils CPU and RSS)
-# DAEMON is "historical" (/usr/sbin/cachefilesd-hist) or "ours".  Each run
+# DAEMON is "historical" (/usr/sbin/cachefilesd-hist), "ours", or "floor"
+# (/usr/bin/vm-floor: bench/vm-floor.c, the least work an exact-LRU daemon does).  Each run
 # writes /out/vmb-KIND-DAEMON-COUNT.raw (key=value lines) and its files;
 # the host turns them into result lines.  Times come from one clock: the
 # kernel's (printk and ftrace "local" share it), read from trace markers,
@@ -33,7 +34,13 @@ else
 	log "no cachefiles_unlink trace event: cull times will be missing"
 fi
 
-daemon_bin() { [ "$1" = historical ] && echo /usr/sbin/cachefilesd-hist || echo "$CFD"; }
+daemon_bin() {
+	case $1 in
+	historical) echo /usr/sbin/cachefilesd-hist ;;
+	floor) echo /usr/bin/vm-floor ;;	# bench/vm-floor.c: the least work
+	*) echo "$CFD" ;;
+	esac
+}
 # The kernel's clock now, as a trace marker and its timestamp.
 mark() { echo "vmb $1" > "$TR/trace_marker"; }
 mark_ts() { grep "tracing_mark_write: vmb $1\$" "$TR/trace" | tail -1 | sed 's/.* \([0-9.]*\): tracing_mark_write.*/\1/'; }

@@ -76,6 +76,16 @@ while read -r n run round; do
 	# our cold scan against the historical daemon's first (it culls when it ends)
 	[ "$round" = 1 ] && line="$line scan=$(ratio "$(field ours "$n" "$run" 1 scan_s)" "$(field historical "$n" "$run" 1 first_cull_s)")"
 	echo "$line lru_ours=$(field ours "$n" "$run" "$round" lru) lru_historical=$(field historical "$n" "$run" "$round" lru) (ours / historical)"
+	# bench/vm-floor.c, the least work: what no daemon's ratio can go below
+	[ -n "$(field floor "$n" "$run" "$round" cpu_s)" ] || continue
+	line="bench=vm-cull-floor objects=$n run=$run round=$round"
+	for f in done_s cpu_s; do
+		line="$line ${f%_*}=$(ratio "$(field floor "$n" "$run" "$round" "$f")" "$(field historical "$n" "$run" "$round" "$f")")"
+	done
+	for f in done_s cpu_s; do
+		line="$line ours_${f%_*}=$(ratio "$(field ours "$n" "$run" "$round" "$f")" "$(field floor "$n" "$run" "$round" "$f")")"
+	done
+	echo "$line lru_floor=$(field floor "$n" "$run" "$round" lru) (floor / historical; ours_*: ours / floor)"
 done
 
 for raw in "$out"/vmb-idle-*.raw; do

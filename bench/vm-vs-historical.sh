@@ -14,6 +14,8 @@
 #       done_s= scan_s= cpu_s= user_s= sys_s= rss_kb= culled= lru= ...
 #   bench=vm-cull-ratio objects=N run=R round=1|2 first_cull= done= cpu= ...
 #       (ours / historical: below 1 means ours is better)
+#   bench=vm-cull-floor objects=N run=R round=1|2 done= cpu= ours_done= ours_cpu=
+#       (bench/vm-floor.c, the least work, / historical; ours / floor)
 #   bench=vm-idle daemon=D objects=N startup20_cpu_s= idle20_cpu_s=
 #   bench=vm-nocull daemon=D cpu20_s= ...
 #   bench=vm-restart daemon=D starts= died= exit_codes= bind_median_s=
@@ -27,7 +29,8 @@
 #   VMB_RUNS         cull runs of each daemon at each count (default 1)
 #   VMB_SMP          the guest's virtual CPUs (default 1)
 #   VMB_NOCULL=0     skip the nothing-cullable runs
-#   VMB_DAEMONS      which cull runs (default "historical ours")
+#   VMB_DAEMONS      which cull runs (default "historical ours floor"; floor is
+#                    bench/vm-floor.c, needs $BUILD/bench/vm-floor)
 #   VMB_IDLE=0       skip the idle runs
 #   VMB_RESTARTS     short lives of each daemon on a small tree (default 16; 0 skips)
 #   VMB_SCAN=1       cold scans of the first tree in each stat order, du and
@@ -58,7 +61,7 @@ RESTART=${VMB_RESTART:-1}
 RUNS=${VMB_RUNS:-1}
 NCOUNTS=$(echo $COUNTS | wc -w)
 LIMIT=${VMB_LIMIT:-300}
-DAEMONS=${VMB_DAEMONS:-historical ours}
+DAEMONS=${VMB_DAEMONS:-historical ours floor}
 export VM_HERE VM_WORK CACHEFILESD CFSIM
 . "$VM_HERE/vm.sh"
 
@@ -173,6 +176,11 @@ cp "$TOP/bench/vm-guest.sh" "$x/vm/s-vmbench.sh"
 vm_put_program "$x" "$HIST" /usr/sbin/cachefilesd-hist
 [ "${VMB_STRACE:-0}" = 1 ] && vm_put_program "$x" "$(command -v strace)" /usr/bin/strace
 [ "${VMB_SCAN:-0}" = 1 ] && vm_put_program "$x" "$B/bench/scan-orders" /usr/bin/scan-orders
+case " $DAEMONS " in
+*" floor "*)
+	[ -x "$B/bench/vm-floor" ] || skip "$B/bench/vm-floor not built"
+	vm_put_program "$x" "$B/bench/vm-floor" /usr/bin/vm-floor ;;
+esac
 (cd "$x" && find . | cpio -o -H newc --quiet) > "$VM_WORK/extra.cpio" || skip "cpio failed"
 cat "$VM_WORK/initramfs.cpio" "$VM_WORK/extra.cpio" > "$VM_WORK/bench-initramfs.cpio"
 

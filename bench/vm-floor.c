@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vm-floor: the least work any exact-LRU culling daemon can do, as a
+ * daemon of its own for bench/vm-vs-historical.sh (VMB_DAEMONS=... floor).
+ *
+ * It binds the cache the way the daemons do (each line of the
+ * configuration, then "bind"), reads every directory once, stat()s every
+ * file once (no daemon can know an object's atime otherwise), sorts them
+ * oldest first and culls them in that order, each with one fchdir() (only
+ * when the directory changes) and one write(), until statvfs() shows the
+ * run limits (brun, frun) met; it asks statvfs() every 32 culls.  Nothing
+ * else: no re-check of an object before its cull, no check that its
+ * directory is still in place, no table bounded in memory, no early
+ * culling, no retry of busy objects, no graveyard, no kept state.  Its CPU
+ * time is the kernel's cost of the walk and of the culls plus very little,
+ * a floor under our daemon's and 0.10.10's in the same run.  Then it waits
+ * for SIGTERM.  A benchmark probe, never installed; not a daemon to run.
+ *
+ *   vm-floor [-n] [-s] -f CONF
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+struct ent {
+	uint64_t atime;
+	uint32_t dir;		/* index in dirfds */
+	uint32_t name;		/* offset in names */
+};
+
+static struct ent *ents;
+static size_t nents, ents_cap;
+static char *names;
+static size_t names_len, names_cap;
+static int *dirfds;
+static size_t ndirs, dirs_cap;
+static unsigned brun_pct, frun_pct;
+
+static void *
+grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	while (*cap < need)
+		*cap = *cap ? *cap * 2 : 4096;
+	if ((p = realloc(p, *cap * size)) == NULL) {
+		perror("vm-floor: realloc");
+		exit(1);
+	}
+	return p;
+}
+
+static int
+atime_cmp(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+
+	return x->atime < y->atime ? -1 : x->atime > y->atime;
+}
+
+/* Every file of the directory open as fd stat'ed once, subdirectories walked. */
+static void
+walk(int fd)
+{
+	DIR *d = fdopendir(dup(fd));
+	struct dirent *de;
+	uint32_t idx;
+
+	if (d == NULL) {
+		close(fd);
+		return;
+	}
+	dirfds = grow(dirfds, &dirs_cap, ndirs + 1, sizeof(*dirfds));
+	idx = (uint32_t)ndirs++;
+	dirfds[idx] = fd;
+	while ((de = readdir(d)) != NULL) {
+		struct stat sb;
+		size_t len;
+
+		if (de->d_type == DT_DIR) {
+			int sub;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if ((sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) >= 0)
+				walk(sub);
+			continue;
+		}
+		if (de->d_type != DT_REG ||
+		    fstatat(fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		len = strlen(de->d_name) + 1;
+		names = grow(names, &names_cap, names_len + len, 1);
+		memcpy(names + names_len, de->d_name, len);
+		ents = grow(ents, &ents_cap, nents + 1, sizeof(*ents));
+		ents[nents].atime = (uint64_t)sb.st_atim.tv_sec * 1000000000u +
+		    (uint64_t)sb.st_atim.tv_nsec;
+		ents[nents].dir = idx;
+		ents[nents].name = (uint32_t)names_len;
+		names_len += len;
+		nents++;
+	}
+	closedir(d);
+}
+
+static int
+limits_met(int fd)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) < 0)
+		return 1;
+	return sv.f_bavail >= sv.f_blocks / 100 * brun_pct &&
+	    sv.f_ffree >= sv.f_files / 100 * frun_pct;
+}
+
+/* Each line of CONF to the device, the run limits noted; the cache's directory. */
+static char *
+configure(int dev, const char *conf)
+{
+	FILE *f = fopen(conf, "r");
+	char line[4096], *dir = NULL;
+
+	if (f == NULL) {
+		perror(conf);
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		size_t len = strcspn(line, "\n");
+
+		line[len] = '\0';
+		if (len == 0 || line[0] == '#')
+			continue;
+		if (strncmp(line, "dir ", 4) == 0)
+			dir = strdup(line + 4);
+		sscanf(line, "brun %u%%", &brun_pct);
+		sscanf(line, "frun %u%%", &frun_pct);
+		if (write(dev, line, len) < 0)
+			fprintf(stderr, "vm-floor: \"%s\": %s\n", line, strerror(errno));
+	}
+	fclose(f);
+	if (dir == NULL || write(dev, "bind", 4) < 0) {
+		fprintf(stderr, "vm-floor: no dir, or bind refused: %s\n", strerror(errno));
+		exit(1);
+	}
+	return dir;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *conf = NULL;
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	char path[4096], cmd[300];
+	size_t i, culled = 0, refused = 0;
+	int dev, root, opt, cwd = -1;
+	char *dir;
+
+	while ((opt = getopt(argc, argv, "nsf:")) != -1)
+		if (opt == 'f')
+			conf = optarg;
+	if (conf == NULL) {
+		fprintf(stderr, "usage: vm-floor [-n] [-s] -f CONF\n");
+		return 2;
+	}
+	/* A descriptor for every directory, kept: no path walk at cull time. */
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		perror("vm-floor: setrlimit");
+	if ((dev = open("/dev/cachefiles", O_RDWR)) < 0) {
+		perror("/dev/cachefiles");
+		return 1;
+	}
+	dir = configure(dev, conf);
+	snprintf(path, sizeof(path), "%s/cache", dir);
+	if ((root = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) < 0) {
+		perror(path);
+		return 1;
+	}
+	walk(dup(root));
+	qsort(ents, nents, sizeof(*ents), atime_cmp);
+	for (i = 0; i < nents; i++) {
+		const struct ent *e = &ents[i];
+		int len;
+
+		if (culled % 32 == 0 && limits_met(root))
+			break;
+		if (dirfds[e->dir] != cwd) {
+			if (fchdir(dirfds[e->dir]) < 0)
+				continue;
+			cwd = dirfds[e->dir];
+		}
+		len = snprintf(cmd, sizeof(cmd), "cull %s", names + e->name);
+		if (len > 0 && (size_t)len < sizeof(cmd) && write(dev, cmd, (size_t)len) == len)
+			culled++;
+		else
+			refused++;
+	}
+	if (chdir("/") < 0)
+		perror("vm-floor: chdir");
+	fprintf(stderr, "vm-floor: %zu objects in %zu directories, %zu culled, %zu refused\n",
+		nents, ndirs, culled, refused);
+	/* Stay bound until stopped, as a daemon does. */
+	for (;;)
+		pause();
+}
