@@ -141,6 +141,37 @@ heap_sort(struct cand *v, size_t n)
 }
 
 /*
+ * One quicksort partition of v[0..n), n > 16, around the median of three:
+ * returns where the pivot ends; everything before it is no younger, and
+ * everything after it no older.
+ */
+static size_t
+partition(struct cand *v, size_t n)
+{
+	size_t m = n / 2, i, j;
+
+	if (cand_cmp(&v[m], &v[0]) < 0)
+		swap(&v[m], &v[0]);
+	if (cand_cmp(&v[n - 1], &v[0]) < 0)
+		swap(&v[n - 1], &v[0]);
+	if (cand_cmp(&v[n - 1], &v[m]) < 0)
+		swap(&v[n - 1], &v[m]);
+	/* Pivot (the median) to n - 2; v[0] <= pivot <= v[n - 1]. */
+	swap(&v[m], &v[n - 2]);
+	for (i = 0, j = n - 2;;) {
+		while (cand_cmp(&v[++i], &v[n - 2]) < 0)
+			;
+		while (cand_cmp(&v[--j], &v[n - 2]) > 0)
+			;
+		if (i >= j)
+			break;
+		swap(&v[i], &v[j]);
+	}
+	swap(&v[i], &v[n - 2]);
+	return i;
+}
+
+/*
  * Introsort: quicksort with a median of three, insertion sort for small
  * ranges and heapsort past a depth limit.  Quicksort walks memory in
  * order, which matters for millions of records: a plain heapsort of a
@@ -150,29 +181,13 @@ static void
 intro_sort(struct cand *v, size_t n, unsigned depth)
 {
 	while (n > 16) {
-		size_t m = n / 2, i, j;
+		size_t i;
+
 		if (depth-- == 0) {
 			heap_sort(v, n);
 			return;
 		}
-		if (cand_cmp(&v[m], &v[0]) < 0)
-			swap(&v[m], &v[0]);
-		if (cand_cmp(&v[n - 1], &v[0]) < 0)
-			swap(&v[n - 1], &v[0]);
-		if (cand_cmp(&v[n - 1], &v[m]) < 0)
-			swap(&v[n - 1], &v[m]);
-		/* Pivot (the median) to n - 2; v[0] <= pivot <= v[n - 1]. */
-		swap(&v[m], &v[n - 2]);
-		for (i = 0, j = n - 2;;) {
-			while (cand_cmp(&v[++i], &v[n - 2]) < 0)
-				;
-			while (cand_cmp(&v[--j], &v[n - 2]) > 0)
-				;
-			if (i >= j)
-				break;
-			swap(&v[i], &v[j]);
-		}
-		swap(&v[i], &v[n - 2]);
+		i = partition(v, n);
 		/* Recurse into the smaller side, loop on the larger. */
 		if (i < n - i - 1) {
 			intro_sort(v, i, depth);
@@ -186,13 +201,51 @@ intro_sort(struct cand *v, size_t n, unsigned depth)
 	insertion_sort(v, n);
 }
 
+/*
+ * Quickselect: the k oldest of v[0..n) to v[0..k), in no order.  Only the
+ * side holding the k-th record is partitioned again, so this costs about
+ * 2n comparisons where a sort costs n log n; past the depth limit the rest
+ * is sorted whole.
+ */
+static void
+select_oldest(struct cand *v, size_t n, size_t k, unsigned depth)
+{
+	while (n > 16) {
+		size_t i;
+
+		if (depth-- == 0) {
+			heap_sort(v, n);
+			return;
+		}
+		i = partition(v, n);
+		if (k <= i) {
+			n = i;
+		} else if (k > i + 1) {
+			v += i + 1;
+			n -= i + 1;
+			k -= i + 1;
+		} else {
+			return;
+		}
+	}
+	insertion_sort(v, n);
+}
+
 void
-heap_sort_oldest_first(struct heap *h)
+heap_sort_oldest(struct heap *h, size_t k)
 {
 	unsigned depth = 0;
 	size_t n;
 
 	for (n = h->n; n > 1; n >>= 1)
 		depth += 2;
-	intro_sort(h->v, h->n, depth);
+	if (k < h->n)
+		select_oldest(h->v, h->n, k, depth);
+	intro_sort(h->v, k < h->n ? k : h->n, depth);
+}
+
+void
+heap_sort_oldest_first(struct heap *h)
+{
+	heap_sort_oldest(h, h->n);
 }

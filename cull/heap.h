@@ -61,6 +61,8 @@ int heap_offer(struct heap *h, const struct cand *c);
 int heap_wants(const struct heap *h, uint64_t atime_ns, uint64_t ino);
 /* Sort the records oldest first (any order in, not only a heap). */
 void heap_sort_oldest_first(struct heap *h);
+/* Only the k oldest to the front, sorted; the rest after them in no order. */
+void heap_sort_oldest(struct heap *h, size_t k);
 /* Order used everywhere: atime, then inode number.  <0, 0, >0. */
 int cand_cmp(const struct cand *a, const struct cand *b);
 

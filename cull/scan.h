@@ -37,7 +37,8 @@
  * are a uniform sample of directories.  When opt->early is set, at
  * checkpoints (SCAN_EARLY_MIN objects seen, then each time a quarter more)
  * a worker copies the candidates seen so far, with the directory table, into
- * a result of their own, sorted oldest first, its stats holding only the
+ * a result of their own, in no order (the taker sorts the part it uses:
+ * scan_sort_oldest), its stats holding only the
  * objects and bytes of the directories read to the end and those
  * directories as a sample of the data directories (partial = 1).  Late in
  * the walk, a snapshot also follows each sixteenth of the data directories,
@@ -118,7 +119,13 @@ const struct scan_vol *scan_vol(const struct scan_result *r, size_t i);
 
 /* The latest early snapshot, or NULL; the caller frees it. */
 struct scan_result *scan_early_take(struct scan_early *ea);
-/* Keep only the n oldest candidates of a result (sorted oldest first). */
+/*
+ * The n oldest candidates of a result to its front, sorted oldest first;
+ * the others after them in no order.  A finished scan's result, or one
+ * built from kept state, is sorted whole already.
+ */
+void scan_sort_oldest(struct scan_result *r, size_t n);
+/* Keep only the n oldest candidates of a result, sorted oldest first. */
 void scan_keep_oldest(struct scan_result *r, size_t n);
 
 /*

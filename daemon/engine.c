@@ -1046,6 +1046,8 @@ early_cut(const struct engine *e, struct scan_result *r)
 	target_deficit(&t, &f, &d);
 	rank = target_early_rank(&d, &f, scan_stats(r)->objects, &scan_stats(r)->sample);
 	k = rank < n ? (size_t)rank : n;
+	/* The k oldest, and the next one for the tie below, in order. */
+	scan_sort_oldest(r, k + 1);
 	/* Only objects strictly older than the one of that rank. */
 	if (k < n)
 		while (k > 0 && cand_atime(&c[k - 1]) == cand_atime(&c[k]))

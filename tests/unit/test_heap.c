@@ -117,6 +117,54 @@ test_sort_orders(void **state)
 	}
 }
 
+/*
+ * Only the k oldest to the front (what an early snapshot's taker asks):
+ * they come sorted and are exactly the k first of a full sort; the rest
+ * follow in any order but none of them is older.  Random records with many
+ * ties, and the orders that break a naive quickselect.
+ */
+static void
+check_select(size_t n, size_t k, int order)
+{
+	struct cand *all = calloc(n ? n : 1, sizeof(*all));
+	struct heap h;
+	size_t i, want = k < n ? k : n;
+
+	heap_init(&h, n ? n : 1);
+	for (i = 0; i < n; i++) {
+		uint64_t at = order == 0 ? rnd() % 5000 : order == 1 ? i : n - i;
+		cand_set(&all[i], at, rnd() % 50, (uint32_t)(rnd() % 7));
+		h.v[h.n++] = all[i];
+	}
+	heap_sort_oldest(&h, k);
+	qsort(all, n, sizeof(*all), ref_cmp);
+	for (i = 0; i < want; i++)
+		assert_same_cand(&h.v[i], &all[i]);
+	for (i = want; want > 0 && i < n; i++)
+		assert_true(ref_cmp(&h.v[i], &h.v[want - 1]) >= 0);
+	/* Nothing lost or duplicated: the whole, sorted, is the reference. */
+	heap_sort_oldest_first(&h);
+	for (i = 0; i < n; i++)
+		assert_same_cand(&h.v[i], &all[i]);
+	heap_free(&h);
+	free(all);
+}
+
+static void
+test_select_oldest(void **state)
+{
+	static const size_t ks[] = { 0, 1, 2, 16, 17, 100, 4999, 5000, 9999, 10000, 20000 };
+	size_t i;
+	int order;
+
+	(void)state;
+	for (order = 0; order < 3; order++)
+		for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+			check_select(10000, ks[i], order);
+	check_select(10, 3, 0);
+	check_select(0, 3, 0);
+}
+
 /* A small case with the expected result written out: ties on atime and inode. */
 static void
 test_hand_order(void **state)
@@ -206,6 +254,7 @@ main(void)
 		cmocka_unit_test(test_keeps_oldest),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_sort_orders),
+		cmocka_unit_test(test_select_oldest),
 		cmocka_unit_test(test_hand_order),
 		cmocka_unit_test(test_cap_zero),
 		cmocka_unit_test(test_wants_matches_offer),

@@ -189,12 +189,25 @@ scan_early(void)
 	assert_non_null(r);
 	snap = scan_early_take(&ea);
 	if (notified > 0) {
-		/* Sorted, within what the scan saw, directories in its table. */
-		size_t i;
+		/*
+		 * Within what the scan saw, directories in its table; the part
+		 * asked for sorted, the rest no older, and keeping a part
+		 * leaves it sorted.
+		 */
+		size_t i, k;
 
 		assert_non_null(snap);
 		assert_true(scan_stats(snap)->partial);
 		assert_true(scan_stats(snap)->objects < scan_stats(r)->objects);
+		k = scan_ncand(snap) / 3;
+		assert_true(k > 16);
+		scan_sort_oldest(snap, k);
+		for (i = 1; i < k; i++)
+			assert_true(cand_cmp(&scan_cands(snap)[i - 1], &scan_cands(snap)[i]) <= 0);
+		for (i = k; i < scan_ncand(snap); i++)
+			assert_true(cand_cmp(&scan_cands(snap)[k - 1], &scan_cands(snap)[i]) <= 0);
+		scan_keep_oldest(snap, k + 20);
+		assert_int_equal(scan_ncand(snap), k + 20);
 		for (i = 1; i < scan_ncand(snap); i++)
 			assert_true(cand_cmp(&scan_cands(snap)[i - 1], &scan_cands(snap)[i]) <= 0);
 		for (i = 0; i < scan_ncand(snap); i++)
