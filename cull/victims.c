@@ -7,10 +7,13 @@
  * however the candidates are spread.  Names are kept for the window only.
  * W is an eighth of the objects scanned, within [32 Ki, 256 Ki]: a window
  * costs about one read of every directory, so about 8 directory entries a
- * victim, for at most ~20 MB of names while culling.
+ * victim, for at most ~20 MB of names while culling.  With a name memo
+ * (namememo.h) a victim whose name an earlier table's read came across is
+ * named from it, and its directory is not read for it.
  */
 #include "cull/victims.h"
 #include "cull/heap.h"
+#include "cull/namememo.h"
 #include "cull/names.h"
 #include "cull/scan.h"
 #include "lib/kcmd.h"
@@ -48,6 +51,7 @@ struct victims {
 	} fds[FD_SLOTS];
 	char *dents;
 	int rootfd;
+	struct namememo *memo;		/* borrowed; NULL: none */
 	struct victims_stats st;
 };
 
@@ -84,6 +88,12 @@ victims_new(struct scan_result *r, int rootfd)
 	for (i = 0; i < FD_SLOTS; i++)
 		vs->fds[i].fd = -1;
 	return vs;
+}
+
+void
+victims_use_memo(struct victims *vs, struct namememo *m)
+{
+	vs->memo = m;
 }
 
 void
@@ -183,10 +193,20 @@ match(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
 		if (pos < vs->cur || vs->names[slot] != 0 || c->dir != dir ||
 		    cand_ino(c) != ino)
 			continue;
-		if (names_kind(name) == NAME_DATA && kcmd_name_ok(name, strlen(name)))
-			set_name(vs, slot, name);
+		set_name(vs, slot, name);
 		return;
 	}
+}
+
+/* A directory entry read: a candidate of the window, a name to remember, or neither. */
+static void
+entry(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
+{
+	if (names_kind(name) != NAME_DATA || !kcmd_name_ok(name, strlen(name)))
+		return;
+	match(vs, dir, ino, name);
+	if (vs->memo != NULL)
+		namememo_offer(vs->memo, dir, ino, name);
 }
 
 static void
@@ -211,7 +231,7 @@ resolve_dir(struct victims *vs, uint32_t dir)
 			struct dirent64 *de = (struct dirent64 *)(vs->dents + off);
 			off += de->d_reclen;
 			if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-				match(vs, dir, de->d_ino, de->d_name);
+				entry(vs, dir, de->d_ino, de->d_name);
 		}
 	}
 }
@@ -269,9 +289,15 @@ victims_next(struct victims *vs, struct victim *v)
 			build_window(vs);
 		pos = vs->cur;
 		dir = vs->v[pos].dir;
-		if (vs->dir_epoch[dir] != vs->epoch) {
-			vs->dir_epoch[dir] = vs->epoch;
-			resolve_dir(vs, dir);	/* candidates from pos on */
+		if (vs->dir_epoch[dir] != vs->epoch && vs->names[pos - vs->wbeg] == 0) {
+			const char *known = namememo_find(vs->memo, dir, cand_ino(&vs->v[pos]));
+
+			if (known != NULL) {
+				set_name(vs, pos - vs->wbeg, known);	/* no directory read */
+			} else {
+				vs->dir_epoch[dir] = vs->epoch;
+				resolve_dir(vs, dir);	/* candidates from pos on */
+			}
 		}
 		vs->cur++;
 		if (verify(vs, pos, v)) {
