@@ -23,8 +23,7 @@ struct slot {
 struct namememo {
 	struct slot *s;
 	size_t used;
-	char *arena;
-	size_t alen, acap;
+	struct strarena names;
 };
 
 struct namememo *
@@ -39,7 +38,7 @@ namememo_free(struct namememo *m)
 	if (m == NULL)
 		return;
 	free(m->s);
-	free(m->arena);
+	free(m->names.buf);
 	free(m);
 }
 
@@ -91,22 +90,10 @@ void
 namememo_offer(struct namememo *m, uint32_t dir, uint64_t ino, const char *name)
 {
 	struct slot *s = lookup(m, dir, ino);
-	size_t len;
 
 	if (s == NULL || s->dir == EMPTY || s->name != 0)
 		return;
-	len = strlen(name) + 1;
-	if (m->alen + len > m->acap) {
-		size_t cap = m->acap ? m->acap * 2 : 64 * 1024;
-
-		while (cap < m->alen + len)
-			cap *= 2;
-		m->arena = xreallocarray(m->arena, cap, 1);
-		m->acap = cap;
-	}
-	memcpy(m->arena + m->alen, name, len);
-	s->name = (uint32_t)m->alen + 1;
-	m->alen += len;
+	s->name = (uint32_t)strarena_add(&m->names, name) + 1;
 }
 
 const char *
@@ -114,5 +101,5 @@ namememo_find(const struct namememo *m, uint32_t dir, uint64_t ino)
 {
 	const struct slot *s = m ? lookup(m, dir, ino) : NULL;
 
-	return s && s->dir != EMPTY && s->name != 0 ? m->arena + s->name - 1 : NULL;
+	return s && s->dir != EMPTY && s->name != 0 ? m->names.buf + s->name - 1 : NULL;
 }

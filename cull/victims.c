@@ -40,8 +40,7 @@ struct victims {
 	size_t wbeg, wend;
 	size_t window, hsize;		/* hsize: power of two >= 2 * window */
 	uint32_t *names;		/* per window slot: arena offset + 1, 0 = unknown */
-	char *arena;
-	size_t alen, acap;
+	struct strarena arena;
 	uint32_t *hash;			/* window slot + 1, 0 = empty */
 	uint32_t *dir_epoch;
 	uint32_t epoch;
@@ -118,7 +117,7 @@ victims_free(struct victims *vs)
 	free(vs->hash);
 	free(vs->dir_epoch);
 	free(vs->dents);
-	free(vs->arena);
+	free(vs->arena.buf);
 	free(vs);
 }
 
@@ -140,7 +139,7 @@ build_window(struct victims *vs)
 	vs->wend = vs->n - vs->cur < vs->window ? vs->n : vs->cur + vs->window;
 	memset(vs->names, 0, vs->window * sizeof(*vs->names));
 	memset(vs->hash, 0, vs->hsize * sizeof(*vs->hash));
-	vs->alen = 0;
+	vs->arena.len = 0;
 	next_epoch(vs);
 	for (i = vs->wbeg; i < vs->wend; i++) {
 		size_t h = hash_of(vs, vs->v[i].dir, cand_ino(&vs->v[i]));
@@ -167,18 +166,7 @@ dir_fd(struct victims *vs, uint32_t dir)
 static void
 set_name(struct victims *vs, size_t slot, const char *name)
 {
-	size_t len = strlen(name) + 1;
-
-	if (vs->alen + len > vs->acap) {
-		size_t cap = vs->acap ? vs->acap * 2 : 64 * 1024;
-		while (cap < vs->alen + len)
-			cap *= 2;
-		vs->arena = xreallocarray(vs->arena, cap, 1);
-		vs->acap = cap;
-	}
-	memcpy(vs->arena + vs->alen, name, len);
-	vs->names[slot] = (uint32_t)vs->alen + 1;
-	vs->alen += len;
+	vs->names[slot] = (uint32_t)strarena_add(&vs->arena, name) + 1;
 }
 
 /* Match one directory entry against the window's unconsumed candidates. */
@@ -251,7 +239,7 @@ verify(struct victims *vs, size_t pos, struct victim *v)
 		vs->st.vanished++;
 		return 0;
 	}
-	name = vs->arena + vs->names[slot] - 1;
+	name = vs->arena.buf + vs->names[slot] - 1;
 	if ((fd = dir_fd(vs, c->dir)) < 0) {
 		vs->st.vanished++;
 		return 0;
