@@ -7,13 +7,10 @@
  * however the candidates are spread.  Names are kept for the window only.
  * W is an eighth of the objects scanned, within [32 Ki, 256 Ki]: a window
  * costs about one read of every directory, so about 8 directory entries a
- * victim, for at most ~20 MB of names while culling.  With a name memo
- * (namememo.h) a victim whose name an earlier table's read came across is
- * named from it, and its directory is not read for it.
+ * victim, for at most ~20 MB of names while culling.
  */
 #include "cull/victims.h"
 #include "cull/heap.h"
-#include "cull/namememo.h"
 #include "cull/names.h"
 #include "cull/scan.h"
 #include "lib/kcmd.h"
@@ -40,7 +37,8 @@ struct victims {
 	size_t wbeg, wend;
 	size_t window, hsize;		/* hsize: power of two >= 2 * window */
 	uint32_t *names;		/* per window slot: arena offset + 1, 0 = unknown */
-	struct strarena arena;
+	char *arena;
+	size_t alen, acap;
 	uint32_t *hash;			/* window slot + 1, 0 = empty */
 	uint32_t *dir_epoch;
 	uint32_t epoch;
@@ -50,7 +48,6 @@ struct victims {
 	} fds[FD_SLOTS];
 	char *dents;
 	int rootfd;
-	struct namememo *memo;		/* borrowed; NULL: none */
 	struct victims_stats st;
 };
 
@@ -90,12 +87,6 @@ victims_new(struct scan_result *r, int rootfd)
 }
 
 void
-victims_use_memo(struct victims *vs, struct namememo *m)
-{
-	vs->memo = m;
-}
-
-void
 victims_drop_dirs(struct victims *vs)
 {
 	size_t i;
@@ -117,7 +108,7 @@ victims_free(struct victims *vs)
 	free(vs->hash);
 	free(vs->dir_epoch);
 	free(vs->dents);
-	free(vs->arena.buf);
+	free(vs->arena);
 	free(vs);
 }
 
@@ -139,7 +130,7 @@ build_window(struct victims *vs)
 	vs->wend = vs->n - vs->cur < vs->window ? vs->n : vs->cur + vs->window;
 	memset(vs->names, 0, vs->window * sizeof(*vs->names));
 	memset(vs->hash, 0, vs->hsize * sizeof(*vs->hash));
-	vs->arena.len = 0;
+	vs->alen = 0;
 	next_epoch(vs);
 	for (i = vs->wbeg; i < vs->wend; i++) {
 		size_t h = hash_of(vs, vs->v[i].dir, cand_ino(&vs->v[i]));
@@ -166,7 +157,18 @@ dir_fd(struct victims *vs, uint32_t dir)
 static void
 set_name(struct victims *vs, size_t slot, const char *name)
 {
-	vs->names[slot] = (uint32_t)strarena_add(&vs->arena, name) + 1;
+	size_t len = strlen(name) + 1;
+
+	if (vs->alen + len > vs->acap) {
+		size_t cap = vs->acap ? vs->acap * 2 : 64 * 1024;
+		while (cap < vs->alen + len)
+			cap *= 2;
+		vs->arena = xreallocarray(vs->arena, cap, 1);
+		vs->acap = cap;
+	}
+	memcpy(vs->arena + vs->alen, name, len);
+	vs->names[slot] = (uint32_t)vs->alen + 1;
+	vs->alen += len;
 }
 
 /* Match one directory entry against the window's unconsumed candidates. */
@@ -181,20 +183,10 @@ match(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
 		if (pos < vs->cur || vs->names[slot] != 0 || c->dir != dir ||
 		    cand_ino(c) != ino)
 			continue;
-		set_name(vs, slot, name);
+		if (names_kind(name) == NAME_DATA && kcmd_name_ok(name, strlen(name)))
+			set_name(vs, slot, name);
 		return;
 	}
-}
-
-/* A directory entry read: a candidate of the window, a name to remember, or neither. */
-static void
-entry(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
-{
-	if (names_kind(name) != NAME_DATA || !kcmd_name_ok(name, strlen(name)))
-		return;
-	match(vs, dir, ino, name);
-	if (vs->memo != NULL)
-		namememo_offer(vs->memo, dir, ino, name);
 }
 
 static void
@@ -219,7 +211,7 @@ resolve_dir(struct victims *vs, uint32_t dir)
 			struct dirent64 *de = (struct dirent64 *)(vs->dents + off);
 			off += de->d_reclen;
 			if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-				entry(vs, dir, de->d_ino, de->d_name);
+				match(vs, dir, de->d_ino, de->d_name);
 		}
 	}
 }
@@ -239,7 +231,7 @@ verify(struct victims *vs, size_t pos, struct victim *v)
 		vs->st.vanished++;
 		return 0;
 	}
-	name = vs->arena.buf + vs->names[slot] - 1;
+	name = vs->arena + vs->names[slot] - 1;
 	if ((fd = dir_fd(vs, c->dir)) < 0) {
 		vs->st.vanished++;
 		return 0;
@@ -277,15 +269,9 @@ victims_next(struct victims *vs, struct victim *v)
 			build_window(vs);
 		pos = vs->cur;
 		dir = vs->v[pos].dir;
-		if (vs->dir_epoch[dir] != vs->epoch && vs->names[pos - vs->wbeg] == 0) {
-			const char *known = namememo_find(vs->memo, dir, cand_ino(&vs->v[pos]));
-
-			if (known != NULL) {
-				set_name(vs, pos - vs->wbeg, known);	/* no directory read */
-			} else {
-				vs->dir_epoch[dir] = vs->epoch;
-				resolve_dir(vs, dir);	/* candidates from pos on */
-			}
+		if (vs->dir_epoch[dir] != vs->epoch) {
+			vs->dir_epoch[dir] = vs->epoch;
+			resolve_dir(vs, dir);	/* candidates from pos on */
 		}
 		vs->cur++;
 		if (verify(vs, pos, v)) {

@@ -17,7 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct namememo;
 struct scan_result;
 struct victims;
 
@@ -36,11 +35,6 @@ struct victims_stats {
 /* Takes no ownership of r, which must outlive the iterator; reorders r's candidates. */
 struct victims *victims_new(struct scan_result *r, int rootfd);
 void victims_free(struct victims *vs);
-/*
- * Name victims from m where it knows them, and offer it every directory
- * entry read (namememo.h); m is borrowed and must outlive the iterator.
- */
-void victims_use_memo(struct victims *vs, struct namememo *m);
 /* Next victim: 1, or 0 when none is left in this pass. */
 int victims_next(struct victims *vs, struct victim *v);
 /* Atime of the next candidate (before checks); 0 when none is left. */

@@ -22,7 +22,6 @@
 #include "cull/scan.h"
 #include "cull/state.h"
 #include "cull/target.h"
-#include "cull/namememo.h"
 #include "cull/victims.h"
 #include "kernel/channel.h"
 #include "lib/escape.h"
@@ -102,7 +101,6 @@ struct engine {
 	 */
 	struct scan_result *partial;
 	size_t partial_k;
-	struct namememo *memo;		/* names for this scan's later tables (take_partial) */
 	uint64_t scan_culled0, scan_blocks0;	/* culled and culled_blocks at its start */
 	/*
 	 * Objects culled while it runs, by inode and atime (at most
@@ -485,16 +483,6 @@ scan_thread(void *arg)
 	return NULL;
 }
 
-/* The name memo goes with its scan; the table in use stops asking it. */
-static void
-drop_memo(struct engine *e)
-{
-	if (e->vs != NULL)
-		victims_use_memo(e->vs, NULL);
-	namememo_free(e->memo);
-	e->memo = NULL;
-}
-
 /* Returns 0, or -1 when no thread could be started. */
 static int
 start_scan(struct engine *e)
@@ -523,7 +511,6 @@ start_scan(struct engine *e)
 	scan_free(scan_early_take(&e->early));
 	scan_free(e->partial);
 	e->partial = NULL;
-	drop_memo(e);
 	e->scan_culled0 = e->culled;
 	e->scan_blocks0 = e->culled_blocks;
 	e->ngone = 0;
@@ -563,7 +550,6 @@ cancel_scan(struct engine *e)
 	scan_free(scan_early_take(&e->early));
 	scan_free(e->partial);
 	e->partial = NULL;
-	drop_memo(e);
 	e->ngone = 0;
 }
 
@@ -1027,9 +1013,6 @@ harvest(struct engine *e, struct efsm_out *out)
 		event(e, EFSM_EV_SCAN_FAILED, out);
 		return 1;
 	}
-	/* Same scan, same directory indices: what the partial tables learnt names its victims. */
-	if (e->memo != NULL)
-		victims_use_memo(e->vs, e->memo);
 	facts(e, &in);
 	in.ncand = scan_ncand(e->cur);
 	in.full = e->cur_full;
@@ -1080,31 +1063,14 @@ early_cut(const struct engine *e, struct scan_result *r)
 static void
 take_partial(struct engine *e)
 {
-	size_t k = e->partial_k, n, i;
-	const struct cand *c;
-
 	if (e->partial == NULL)
 		return;
 	drop_table(e);
-	/*
-	 * The next tables' certain parts, and the finished scan's first
-	 * victims, mostly lie just past this one's: the names of three times
-	 * as many candidates more (and 4096 besides) are remembered as this
-	 * table's directory reads come across them (namememo.h).
-	 */
-	n = scan_ncand(e->partial);
-	n = n - k > 3 * k + 4096 ? 4 * k + 4096 : n;
-	scan_sort_oldest(e->partial, n);
-	if (e->memo == NULL)
-		e->memo = namememo_new();
-	for (c = scan_cands(e->partial), i = k; i < n; i++)
-		namememo_want(e->memo, c[i].dir, cand_ino(&c[i]));
-	scan_keep_oldest(e->partial, k);
+	scan_keep_oldest(e->partial, e->partial_k);
 	e->cur = e->partial;
 	e->partial = NULL;
 	(void)drop_gone(e);
 	e->vs = victims_new(e->cur, e->cachefd);
-	victims_use_memo(e->vs, e->memo);
 	if (!e->early_logged)
 		log_info("cull: culling before the scan ends: %zu of the %llu objects seen so far "
 			 "are certainly among the oldest",
@@ -1297,7 +1263,6 @@ engine_free(struct engine *e)
 	scan_free(e->cur);
 	scan_free(e->partial);
 	scan_free(scan_early_take(&e->early));
-	namememo_free(e->memo);	/* e->vs went above */
 	pthread_mutex_destroy(&e->early.lock);
 	close(e->evfd);
 	free(e->gone);

@@ -56,24 +56,6 @@ xstrdup(const char *s)
 	return p;
 }
 
-size_t
-strarena_add(struct strarena *a, const char *s)
-{
-	size_t len = strlen(s) + 1, off = a->len;
-
-	if (a->len + len > a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64 * 1024;
-
-		while (cap < a->len + len)
-			cap *= 2;
-		a->buf = xreallocarray(a->buf, cap, 1);
-		a->cap = cap;
-	}
-	memcpy(a->buf + off, s, len);
-	a->len += len;
-	return off;
-}
-
 int
 strlcpy_checked(char *dst, const char *src, size_t n)
 {

@@ -16,17 +16,6 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 
-/*
- * Strings appended to one growing buffer and found again by offset (which
- * stays valid when the buffer moves).  Zero-initialised is empty.
- */
-struct strarena {
-	char *buf;
-	size_t len, cap;
-};
-/* Append s with its NUL; returns its offset. */
-size_t strarena_add(struct strarena *a, const char *s);
-
 /* Copy src into dst of size n; return -1 (dst untouched) when it does not fit. */
 int strlcpy_checked(char *dst, const char *src, size_t n);
 /* snprintf that returns -1 on truncation or error, else the length. */

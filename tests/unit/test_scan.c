@@ -18,7 +18,6 @@
 #include <cmocka.h>
 
 #include "cull/heap.h"
-#include "cull/namememo.h"
 #include "cull/scan.h"
 #include "cull/victims.h"
 
@@ -78,7 +77,6 @@ ssize_t __real_getdents64(int fd, void *buf, size_t len);
 ssize_t __wrap_getdents64(int fd, void *buf, size_t len);
 
 static int force_unknown;		/* every d_type becomes DT_UNKNOWN */
-static atomic_int getdents_calls;
 static ino_t hook_ino;			/* the directory whose end runs the hook */
 static void (*hook)(void);		/* run once, then cleared */
 
@@ -88,7 +86,6 @@ __wrap_getdents64(int fd, void *buf, size_t len)
 	ssize_t n = __real_getdents64(fd, buf, len), off;
 	struct stat sb;
 
-	getdents_calls++;
 	if (n > 0 && force_unknown)
 		for (off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)((char *)buf + off);
@@ -793,101 +790,6 @@ ino_of(const char *rel)
 	return sb.st_ino;
 }
 
-/*
- * The name memo (namememo.h): names one table's directory reads came
- * across serve the next table without a read; a remembered name is only a
- * hint, so an object renamed since is not culled under its old name.
- */
-static void
-test_victims_memo(void **state)
-{
-	char rel[PATH_MAX], a[PATH_MAX + 128], b[PATH_MAX + 128];
-	struct namememo *m = namememo_new();
-	uint64_t wino[40];
-	uint32_t wdir[40];
-	struct scan_result *r;
-	struct victims *vs;
-	struct victim v;
-	uint64_t last = 0;
-	int fd, i, n = 0;
-	size_t k;
-
-	(void)state;
-	for (i = 0; i < 40; i++) {
-		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/Dmemo-%02d", i % 4, i);
-		obj(rel, now - (time_t)(100 - i) * DAY, 0);
-	}
-	fd = cache_fd();
-	/* Table 1: the 10 oldest; the names of the 30 oldest wanted. */
-	r = scan(100, 1);
-	assert_int_equal(scan_ncand(r), 40);
-	for (k = 0; k < 40; k++) {
-		wdir[k] = scan_cands(r)[k].dir;
-		wino[k] = cand_ino(&scan_cands(r)[k]);
-		if (k < 30)
-			namememo_want(m, wdir[k], wino[k]);
-	}
-	scan_keep_oldest(r, 10);
-	vs = victims_new(r, fd);
-	victims_use_memo(vs, m);
-	while (victims_next(vs, &v))
-		n++;
-	assert_int_equal(n, 10);
-	victims_free(vs);
-	scan_free(r);
-	/* Found on the way: the 30 oldest, by their names; the others were not wanted. */
-	for (k = 0; k < 40; k++) {
-		const char *nm = namememo_find(m, wdir[k], wino[k]);
-
-		if (k >= 30) {
-			assert_null(nm);
-			continue;
-		}
-		assert_non_null(nm);
-		snprintf(rel, sizeof(rel), "cache/Iv/@%02zx/%s", k % 4, nm);	/* object k lives in @0(k % 4) */
-		assert_true(ino_of(rel) == wino[k]);
-	}
-	/* Dmemo-15 renamed: its old name is remembered, and now wrong. */
-	snprintf(a, sizeof(a), "%s/cache/Iv/@03/Dmemo-15", top);
-	snprintf(b, sizeof(b), "%s/cache/Iv/@03/Dmemo-15.renamed", top);
-	assert_int_equal(rename(a, b), 0);
-	/* Table 2: the 30 oldest, named from the memo without one directory read. */
-	r = scan(100, 1);
-	scan_keep_oldest(r, 30);
-	vs = victims_new(r, fd);
-	victims_use_memo(vs, m);
-	getdents_calls = 0;
-	n = 0;
-	while (victims_next(vs, &v)) {
-		struct stat sb;
-
-		assert_true(v.atime_ns > last);
-		last = v.atime_ns;
-		assert_int_equal(fstatat(v.dirfd, v.name, &sb, AT_SYMLINK_NOFOLLOW), 0);
-		assert_true((uint64_t)sb.st_ino == v.ino);
-		assert_string_not_equal(v.name, "Dmemo-15");
-		n++;
-	}
-	assert_int_equal(getdents_calls, 0);
-	/* Dmemo-15 (now Dmemo-15.renamed) is looked for by its old name: skipped, not culled. */
-	assert_int_equal(n, 29);
-	assert_int_equal(victims_stats(vs)->vanished, 1);
-	victims_free(vs);
-	scan_free(r);
-	/* Without the memo the same table reads its directories. */
-	r = scan(100, 1);
-	scan_keep_oldest(r, 30);
-	vs = victims_new(r, fd);
-	getdents_calls = 0;
-	while (victims_next(vs, &v))
-		;
-	assert_true(getdents_calls > 0);
-	victims_free(vs);
-	scan_free(r);
-	namememo_free(m);
-	close(fd);
-}
-
 /* Move the directory cache/REL outside the cache; a symlink to it takes its place. */
 static void
 swap_for_symlink(const char *rel, const char *outside_name)
@@ -1090,7 +992,6 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_victims_memo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place_walk, setup, teardown),

@@ -12,9 +12,6 @@
 
 #include "lib/util.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 static uint64_t
@@ -58,36 +55,12 @@ test_parse_u64(void **state)
 	assert_int_equal(v, 16);
 }
 
-/* Offsets stay right while the buffer grows past its first 64 KiB many times over. */
-static void
-test_strarena(void **state)
-{
-	struct strarena a = { 0 };
-	size_t off[5000], i;
-	char s[64];
-
-	(void)state;
-	assert_int_equal(strarena_add(&a, ""), 0);
-	for (i = 0; i < 5000; i++) {
-		snprintf(s, sizeof(s), "D%zu-%0*d", i, (int)(i % 50), 0);
-		off[i] = strarena_add(&a, s);
-	}
-	assert_true(a.len > 128 * 1024 && a.len <= a.cap);
-	for (i = 0; i < 5000; i++) {
-		snprintf(s, sizeof(s), "D%zu-%0*d", i, (int)(i % 50), 0);
-		assert_string_equal(a.buf + off[i], s);
-	}
-	assert_int_equal(off[0], 1);	/* after the empty string and its NUL */
-	free(a.buf);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timespec_ns),
 		cmocka_unit_test(test_parse_u64),
-		cmocka_unit_test(test_strarena),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
