@@ -14,7 +14,8 @@
 #                              du, and our scanner (cachefiles-cull report)
 #   strace                     later runs under strace -f (debugging; spoils CPU and RSS)
 # DAEMON is "historical" (/usr/sbin/cachefilesd-hist), "ours", or "floor"
-# (/usr/bin/vm-floor: bench/vm-floor.c, the least work an exact-LRU daemon does).  Each run
+# (/usr/bin/vm-floor: bench/vm-floor.c, the least work an exact-LRU daemon does),
+# or "alt" (/usr/sbin/cachefilesd-alt: another build of ours, for an A/B run).  Each run
 # writes /out/vmb-KIND-DAEMON-COUNT.raw (key=value lines) and its files;
 # the host turns them into result lines.  Times come from one clock: the
 # kernel's (printk and ftrace "local" share it), read from trace markers,
@@ -38,6 +39,7 @@ daemon_bin() {
 	case $1 in
 	historical) echo /usr/sbin/cachefilesd-hist ;;
 	floor) echo /usr/bin/vm-floor ;;	# bench/vm-floor.c: the least work
+	alt) echo /usr/sbin/cachefilesd-alt ;;	# another build of ours (VMB_ALT)
 	*) echo "$CFD" ;;
 	esac
 }
@@ -64,7 +66,7 @@ start_daemon() {
 		strace -f -tt -o "$2.strace" "$bin" -n -s -f /tmp/vmb.conf 2> "$2" &
 	else
 		# shellcheck disable=SC2046 # VMB_OURS_ARGS: words for our daemon
-		"$bin" -n -s -f /tmp/vmb.conf $([ "$1" = ours ] && cat /out/ours-args 2>/dev/null) 2> "$2" &
+		"$bin" -n -s -f /tmp/vmb.conf $([ "$1" = ours ] || [ "$1" = alt ] && cat /out/ours-args 2>/dev/null) 2> "$2" &
 	fi
 	PID=$!
 	remember_pid "$PID"
@@ -76,7 +78,10 @@ mount_tree() {
 	FS=$B
 	conf_limits "$B/c" "vmb$2" > /tmp/vmb.conf
 	# VMB_OURS_CONF: directives for our daemon only (0.10.10 knows fewer)
-	[ "$2" = ours ] && [ -s /out/ours-extra.conf ] && cat /out/ours-extra.conf >> /tmp/vmb.conf
+	case $2 in
+	ours) [ -s /out/ours-extra.conf ] && cat /out/ours-extra.conf >> /tmp/vmb.conf ;;
+	alt) [ -s /out/alt-extra.conf ] && cat /out/alt-extra.conf >> /tmp/vmb.conf ;;
+	esac
 	brun=$(fs_limit 10)
 	frun=$(( $(ffiles) / 100 * 10 ))
 }

@@ -30,7 +30,11 @@
 #   VMB_SMP          the guest's virtual CPUs (default 1)
 #   VMB_NOCULL=0     skip the nothing-cullable runs
 #   VMB_DAEMONS      which cull runs (default "historical ours floor"; floor is
-#                    bench/vm-floor.c, needs $BUILD/bench/vm-floor)
+#                    bench/vm-floor.c, needs $BUILD/bench/vm-floor; alt is
+#                    another build of our daemon, VMB_ALT, for an A/B run)
+#   VMB_ALT          that build's cachefilesd (with VMB_DAEMONS="ours alt"; our
+#                    own build again for an A/B of settings)
+#   VMB_ALT_CONF     directives added to alt's configuration (as VMB_OURS_CONF)
 #   VMB_IDLE=0       skip the idle runs
 #   VMB_RESTARTS     short lives of each daemon on a small tree (default 16; 0 skips)
 #   VMB_SCAN=1       cold scans of the first tree in each stat order, du and
@@ -177,6 +181,11 @@ vm_put_program "$x" "$HIST" /usr/sbin/cachefilesd-hist
 [ "${VMB_STRACE:-0}" = 1 ] && vm_put_program "$x" "$(command -v strace)" /usr/bin/strace
 [ "${VMB_SCAN:-0}" = 1 ] && vm_put_program "$x" "$B/bench/scan-orders" /usr/bin/scan-orders
 case " $DAEMONS " in
+*" alt "*)
+	[ -x "${VMB_ALT:-}" ] || skip "VMB_DAEMONS names alt but VMB_ALT is no program"
+	vm_put_program "$x" "$VMB_ALT" /usr/sbin/cachefilesd-alt ;;
+esac
+case " $DAEMONS " in
 *" floor "*)
 	[ -x "$B/bench/vm-floor" ] || skip "$B/bench/vm-floor not built"
 	vm_put_program "$x" "$B/bench/vm-floor" /usr/bin/vm-floor ;;
@@ -188,6 +197,7 @@ bd=$VM_WORK/boot
 rm -rf "$bd"; mkdir -p "$bd/out"
 echo "$plan" > "$bd/out/bench-plan"
 printf '%s\n' "${VMB_OURS_CONF:-}" | tr ';' '\n' > "$bd/out/ours-extra.conf"
+printf '%s\n' "${VMB_ALT_CONF:-}" | tr ';' '\n' > "$bd/out/alt-extra.conf"
 printf '%s\n' "${VMB_OURS_ARGS:-}" > "$bd/out/ours-args"
 echo "vmbench $((LIMIT * 4 * NCOUNTS * RUNS * (RESTART + 1) + 900))" > "$bd/out/plan"
 truncate -s 64M "$bd/cache.img"
