@@ -745,8 +745,9 @@ early_publish(struct worker *k)
 	/*
 	 * Not sorted here: a snapshot is used for its certainly old part only,
 	 * a few per cent of it (scan_sort_oldest), and most snapshots are
-	 * replaced by the next before anyone looks.  Sorting each whole cost
-	 * a tenth of the daemon's user time while culling early.
+	 * replaced by the next before anyone looks.  In the simulator the
+	 * whole sorts were most of the user time culling early adds; in the
+	 * VM the difference is within noise (bench/VM-RESULTS.md).
 	 */
 	r->sorted = 0;
 	pthread_mutex_lock(&ea->lock);
