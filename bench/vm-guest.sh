@@ -13,6 +13,8 @@
 #                              drop_caches: bench/scan-orders in each stat order,
 #                              du, and our scanner (cachefiles-cull report)
 #   strace                     later runs under strace -f (debugging; spoils CPU and RSS)
+#   perf                       later cull rounds profiled by perf record (cpu-clock,
+#                              kernel call chains): OUT.perf.txt (costs CPU too)
 # DAEMON is "historical" (/usr/sbin/cachefilesd-hist), "ours", or "floor"
 # (/usr/bin/vm-floor: bench/vm-floor.c, the least work an exact-LRU daemon does),
 # or "alt" (/usr/sbin/cachefilesd-alt: another build of ours, for an A/B run).  Each run
@@ -108,6 +110,31 @@ cpu_until_idle() {
 	done
 }
 
+# perf_start OUT, perf_stop OUT: with the plan's "perf" line, profile PID
+# from bind until it is idle; the report (symbols, then kernel callers of
+# the hottest) goes to OUT.perf.txt, every sample's stack to OUT.perf.script.
+perf_start() {
+	PERFPID=
+	[ -n "${PERF:-}" ] && [ -x /usr/bin/perf ] || return 0
+	/usr/bin/perf record -q -F 250 -g -o "$1.perf" -p "$PID" 2> "$1.perf.err" &
+	PERFPID=$!
+}
+
+perf_stop() {
+	[ -n "$PERFPID" ] || return 0
+	kill -INT "$PERFPID" 2>/dev/null
+	wait "$PERFPID" 2>/dev/null
+	{
+		/usr/bin/perf report -i "$1.perf" --stdio --no-children -g none \
+			--sort dso,sym --percent-limit 0.2 2>&1
+		/usr/bin/perf report -i "$1.perf" --stdio --no-children -g caller,0.5,callee \
+			--sort sym --percent-limit 2 2>&1 | head -n 400
+	} > "$1.perf.txt"
+	# every sample's stack, for folding by system call on the host
+	/usr/bin/perf script -i "$1.perf" -F tid,ip,sym > "$1.perf.script" 2>/dev/null
+	rm -f "$1.perf"
+}
+
 # cull_round WHO OUT LIMIT: drop caches, start WHO on the mounted tree (below
 # bcull), wait until the kernel's conditions for clearing "cull" hold, then
 # until the daemon is idle, and stop it cleanly.  Writes OUT.raw, .log,
@@ -123,6 +150,7 @@ cull_round() {
 	echo > "$TR/trace"
 	start_daemon "$who" "$ro.log" || { echo "bound=0" >> "$ro.raw"; stop_daemon; return 1; }
 	echo "bind_ts=$(reg_ts) kstart_ts=$(kmark_ts "start $who")" >> "$ro.raw"
+	perf_start "$ro"
 	n=$((limit * 2)) reached=0
 	while [ $n -gt 0 ] && alive "$PID"; do
 		if limits_ok; then reached=1; break; fi
@@ -132,6 +160,7 @@ cull_round() {
 	sleep 3
 	echo "reached=$reached cpu_ticks=$(cpu_ticks "$PID")" >> "$ro.raw"
 	cpu_until_idle "$PID" "$limit"
+	perf_stop "$ro"
 	{
 		echo "alive=$(alive "$PID" && echo 1 || echo 0)"
 		echo "cpu_idle_ticks=$(cpu_ticks "$PID") rss_kb=$(vm_hwm "$PID")"
@@ -319,6 +348,7 @@ run_scan() {
 while read -r kind a b c d e f g; do
 	case $kind in
 	strace) STRACE=1 ;;
+	perf)   PERF=1 ;;
 	probe)  run_probe ;;
 	cull)   run_cull "$a" "$b" "$c" "$d" "$e" "$f" "$g" ;;
 	idle)   run_idle "$a" "$b" "$c" ;;
