@@ -157,6 +157,9 @@ int scan_dir_path(const struct scan_result *r, uint32_t dir, char *buf, size_t l
  * O_RDONLY|O_DIRECTORY descriptor or -1 with errno set (EXDEV: a mount).
  */
 int scan_open_dir(const struct scan_result *r, int rootfd, uint32_t dir);
+/* The identity of what dir resolves to now, resolved as above: 0, or -1 with errno. */
+int scan_dir_ident(const struct scan_result *r, int rootfd, uint32_t dir, dev_t *dev,
+		   ino_t *ino);
 
 /* Bucket of the size histogram for an allocated size, and the bucket's upper bound. */
 unsigned scan_size_bucket(uint64_t bytes);

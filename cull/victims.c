@@ -45,6 +45,8 @@ struct victims {
 	struct {
 		uint32_t dir;
 		int fd;
+		dev_t dev;		/* what fd holds, for the check before a cull */
+		ino_t ino;
 	} fds[FD_SLOTS];
 	char *dents;
 	int rootfd;
@@ -86,8 +88,8 @@ victims_new(struct scan_result *r, int rootfd)
 	return vs;
 }
 
-void
-victims_drop_dirs(struct victims *vs)
+static void
+drop_dirs(struct victims *vs)
 {
 	size_t i;
 
@@ -103,7 +105,7 @@ victims_free(struct victims *vs)
 {
 	if (vs == NULL)
 		return;
-	victims_drop_dirs(vs);
+	drop_dirs(vs);
 	free(vs->names);
 	free(vs->hash);
 	free(vs->dir_epoch);
@@ -140,17 +142,31 @@ build_window(struct victims *vs)
 	}
 }
 
+static void
+forget_dir(struct victims *vs, size_t s)
+{
+	if (vs->fds[s].fd >= 0)
+		close(vs->fds[s].fd);
+	vs->fds[s].fd = -1;
+}
+
 static int
 dir_fd(struct victims *vs, uint32_t dir)
 {
 	size_t s = dir % FD_SLOTS;
+	struct stat sb;
 
 	if (vs->fds[s].fd >= 0 && vs->fds[s].dir == dir)
 		return vs->fds[s].fd;
-	if (vs->fds[s].fd >= 0)
-		close(vs->fds[s].fd);
+	forget_dir(vs, s);
 	vs->fds[s].dir = dir;
 	vs->fds[s].fd = scan_open_dir(vs->r, vs->rootfd, dir);
+	if (vs->fds[s].fd >= 0 && fstat(vs->fds[s].fd, &sb) < 0)
+		forget_dir(vs, s);
+	else if (vs->fds[s].fd >= 0) {
+		vs->fds[s].dev = sb.st_dev;
+		vs->fds[s].ino = sb.st_ino;
+	}
 	return vs->fds[s].fd;
 }
 
@@ -286,16 +302,20 @@ victims_next(struct victims *vs, struct victim *v)
 int
 victims_in_place(struct victims *vs, const struct victim *v)
 {
-	struct stat held, now;
-	int fd = scan_open_dir(vs->r, vs->rootfd, v->dir), same;
+	size_t s = v->dir % FD_SLOTS;
+	dev_t dev;
+	ino_t ino;
 
-	same = fd >= 0 && fstat(fd, &now) == 0 && fstat(v->dirfd, &held) == 0 &&
-	    now.st_dev == held.st_dev && now.st_ino == held.st_ino;
-	if (fd >= 0)
-		close(fd);
-	if (!same)
-		vs->st.moved++;
-	return same;
+	/* v->dirfd is the slot's descriptor until the next call: its identity is known. */
+	if (vs->fds[s].fd == v->dirfd && vs->fds[s].dir == v->dir &&
+	    scan_dir_ident(vs->r, vs->rootfd, v->dir, &dev, &ino) == 0 &&
+	    dev == vs->fds[s].dev && ino == vs->fds[s].ino)
+		return 1;
+	/* The held directory is elsewhere now: later victims there are found by path again. */
+	if (vs->fds[s].fd == v->dirfd && vs->fds[s].dir == v->dir)
+		forget_dir(vs, s);
+	vs->st.moved++;
+	return 0;
 }
 
 uint64_t

@@ -46,20 +46,17 @@ void victims_keep(struct victims *vs);
 /* Start another pass over the kept victims, oldest first; returns their count. */
 size_t victims_retry(struct victims *vs);
 size_t victims_left(const struct victims *vs);
-/*
- * Close the cached directory descriptors, so that the next victims are
- * found through their paths again: a directory moved out of the cache (to
- * the graveyard, say) since it was opened is not entered.
- */
-void victims_drop_dirs(struct victims *vs);
 size_t victims_kept(const struct victims *vs);
 /*
  * Just before a cull: does the victim's directory still resolve from the
  * cache root, component by component without following links, to the very
  * directory v->dirfd holds?  1 yes; 0 no (it was moved or replaced since it
- * was opened: counted as moved).  A rename after this check and before the
- * kernel resolves the name is not seen: the window is one fchdir() and one
- * write() long.
+ * was opened: counted as moved, and its descriptor closed, so that later
+ * victims there are found through the path again).  A rename after this
+ * check and before the kernel resolves the name is not seen: the window is
+ * one fchdir() and one write() long.  Directory descriptors stay open from
+ * one victim to the next: this check, not a reopening, is what keeps a
+ * cull inside the cache.
  */
 int victims_in_place(struct victims *vs, const struct victim *v);
 const struct victims_stats *victims_stats(const struct victims *vs);

@@ -810,8 +810,6 @@ cull_batch(struct engine *e, uint64_t *culled)
 	/* A scan running meanwhile waits: see engine_step. */
 	if (e->thread && e->m.state == EFSM_CULLING)
 		atomic_store(&e->yield, 1);
-	/* Directories are opened afresh by path for each batch (victims.h). */
-	victims_drop_dirs(e->vs);
 	while (n < BATCH_MAX && now_ms() - t0 < BATCH_MS) {
 		if (!victims_next(e->vs, &v))
 			break;

@@ -973,6 +973,45 @@ test_victims_in_place_walk(void **state)
 	assert_true(openat2_calls <= 1);
 }
 
+/*
+ * A directory found moved is let go: the next victim there is looked up
+ * through the path again (the new directory), not in the one held, which
+ * is outside the cache now.
+ */
+static void
+test_victims_moved_dir_let_go(void **state)
+{
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	char p[PATH_MAX + 128], t[PATH_MAX + 128];
+	int fd;
+
+	(void)state;
+	obj("cache/Iv/@00/Da", now - 3 * DAY, 0);
+	obj("cache/Iv/@00/Db", now - 2 * DAY, 0);
+	obj("cache/Iv/@01/Dc", now - DAY, 0);
+	r = scan(100, 1);
+	fd = cache_fd();
+	vs = victims_new(r, fd);
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_string_equal(v.name, "Da");
+	at_top(p, sizeof(p), "cache/Iv/@00");
+	at_top(t, sizeof(t), "outside/@00.moved");
+	assert_int_equal(rename(p, t), 0);
+	obj("cache/Iv/@00/Db", now - 2 * DAY, 0);	/* another inode, same name */
+	assert_int_equal(victims_in_place(vs, &v), 0);
+	/* Db of the moved directory is never handed out; the new one is not the candidate. */
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_string_equal(v.name, "Dc");
+	assert_int_equal(victims_stats(vs)->moved, 2);
+	assert_int_equal(victims_in_place(vs, &v), 1);
+	assert_int_equal(victims_next(vs, &v), 0);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+}
+
 int
 main(void)
 {
@@ -995,6 +1034,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_moved_dir_let_go, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
