@@ -303,16 +303,16 @@ int
 victims_in_place(struct victims *vs, const struct victim *v)
 {
 	size_t s = v->dir % FD_SLOTS;
+	/* v->dirfd is the slot's descriptor until the next call: its identity is known. */
+	int held = vs->fds[s].fd == v->dirfd && vs->fds[s].dir == v->dir;
 	dev_t dev;
 	ino_t ino;
 
-	/* v->dirfd is the slot's descriptor until the next call: its identity is known. */
-	if (vs->fds[s].fd == v->dirfd && vs->fds[s].dir == v->dir &&
-	    scan_dir_ident(vs->r, vs->rootfd, v->dir, &dev, &ino) == 0 &&
+	if (held && scan_dir_ident(vs->r, vs->rootfd, v->dir, &dev, &ino) == 0 &&
 	    dev == vs->fds[s].dev && ino == vs->fds[s].ino)
 		return 1;
 	/* The held directory is elsewhere now: later victims there are found by path again. */
-	if (vs->fds[s].fd == v->dirfd && vs->fds[s].dir == v->dir)
+	if (held)
 		forget_dir(vs, s);
 	vs->st.moved++;
 	return 0;
