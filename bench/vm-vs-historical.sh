@@ -150,8 +150,11 @@ cull $DEV $who $n $LIMIT $FILL $RESTART $r"
 done
 [ "${VMB_STRACE:-0}" = 1 ] && plan="strace
 $plan"
-[ "${VMB_PERF:-0}" = 1 ] && plan="perf
+if [ "${VMB_PERF:-0}" = 1 ]; then
+	command -v perf > /dev/null || skip "VMB_PERF=1 needs perf on the host (Debian package linux-perf)"
+	plan="perf
 $plan"
+fi
 if [ "${VMB_SCAN:-0}" = 1 ]; then
 	[ -x "$B/bench/scan-orders" ] || skip "$B/bench/scan-orders not built"
 	add_drive "$VM_WORK/tree-$first-$MINKIB-$MAXKIB.ext4"
