@@ -11,6 +11,7 @@
  * rejected without taking the lock.
  */
 #include "cull/scan.h"
+#include "cull/inosort.h"
 #include "cull/names.h"
 #include "lib/escape.h"
 #include "lib/kcmd.h"
@@ -91,10 +92,7 @@ struct walk {
 struct worker {
 	struct walk *w;
 	char *buf;
-	struct dent {
-		uint64_t ino;
-		uint32_t off;
-	} *order;
+	struct inoent *order, *order_tmp;	/* DENTS_MAX each */
 	struct cand batch[BATCH];
 	size_t nbatch;
 	uint64_t limit_at, limit_ino;	/* heap root when last seen */
@@ -564,14 +562,6 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 	offer(k, account(k, &sb, dobj, dbytes), (uint64_t)sb.st_ino, dir);
 }
 
-static int
-dent_cmp(const void *a, const void *b)
-{
-	const struct dent *x = a, *y = b;
-
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
 /*
  * Gather up to DENTS_BUF bytes of entries; returns their number, 0 at the
  * end, -1 on error.
@@ -630,7 +620,7 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 	k->voldest = k->vnewest = 0;
 
 	while ((r = gather(k, fd, &nent)) > 0) {
-		qsort(k->order, nent, sizeof(*k->order), dent_cmp);
+		inosort(k->order, k->order_tmp, nent);
 		for (i = 0; i < nent; i++) {
 			struct dirent64 *de = (struct dirent64 *)(k->buf + k->order[i].off);
 			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
@@ -991,6 +981,7 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 		ks[i].w = &w;
 		ks[i].buf = xmalloc(DENTS_BUF);
 		ks[i].order = xreallocarray(NULL, DENTS_MAX, sizeof(*ks[i].order));
+		ks[i].order_tmp = xreallocarray(NULL, DENTS_MAX, sizeof(*ks[i].order_tmp));
 	}
 	/* Helpers first; the calling thread is worker 0. */
 	for (i = 1; i < nk; i++)
@@ -1005,6 +996,7 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 		merge_stats(&r->st, &ks[i].st);
 		free(ks[i].buf);
 		free(ks[i].order);
+		free(ks[i].order_tmp);
 	}
 	free(ks);
 	for (i = 0; i <= NAMES_MAX_DEPTH; i++)
