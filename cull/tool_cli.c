@@ -360,9 +360,12 @@ tool_main(int argc, char *argv[])
 	/*
 	 * -d alone: the kernel's default limits, no file read.  -f (or no -d):
 	 * the file's dir, limits and tag; -d with -f: the file's limits for
-	 * the directory -d names.
+	 * the directory -d names.  cull needs only the daemon's socket: the
+	 * default file is read for its control_socket when it exists and -s
+	 * does not name one.
 	 */
-	if (o.conf != NULL || (o.dir == NULL && o.cmd != CMD_CULL)) {
+	if (o.conf != NULL || (o.dir == NULL && o.cmd != CMD_CULL) ||
+	    (o.cmd == CMD_CULL && o.socket == NULL && access(CFG_DEFAULT_PATH, F_OK) == 0)) {
 		if (config_load(&c.cfg, o.conf ? o.conf : CFG_DEFAULT_PATH, config_error, NULL) != 0)
 			return TOOL_ERR;
 	} else {

@@ -5,7 +5,8 @@
 # its request words (docs/control-protocol.md), the reply is printed,
 # "exhausted" gives status 3, a refusal prints the daemon's reason and
 # gives 1, no daemon gives 1 and a pointer to trim; status shows the
-# daemon's state when it answers.
+# daemon's state when it answers; cull without -s finds the socket that
+# /etc/cachefilesd.conf names.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 . "$TOP/tests/integ/tool-lib.inc"
 
@@ -87,4 +88,27 @@ stop
 
 cullc --to-run; check_eq "no daemon: status 1" 1 $?
 check_grep "no daemon: points at trim" 'no daemon answers.*cachefiles-cull trim' "$TOOL_ERR"
+
+# cull without -s or -f: the socket the default file names.  The file is
+# put in /etc inside a mount namespace of its own (an overlay on /etc), so
+# the host's /etc is never touched.
+default_conf_cull() {
+	unshare -m sh -c '
+		mkdir -p "$1/up" "$1/work" &&
+		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc ||
+			exit 99
+		printf "dir %s\ncontrol_socket %s\n" "$2" "$3" >/etc/cachefilesd.conf
+		"$4" cull --to-run' sh "$SIM_TMP/etc-ovl" "$SIM_DIR" "$SOCK" "$TOOL" \
+		>"$TOOL_OUT" 2>"$TOOL_ERR"
+}
+serve '{"ok":true,"result":"met","culled":5,"bytes":20480,"ms":2}'
+: >"$REQS"
+default_conf_cull; st=$?
+if [ "$st" = 99 ]; then
+	skip "cull reads the default file's control_socket" "no overlay mount on /etc here"
+else
+	check_eq "cull, no -s: the default file's control_socket answers" 0 "$st"
+	check_eq "cull, no -s: the request reached that socket" "cull to-run|" "$(tr '\n' '|' <"$REQS")"
+fi
+stop
 tap_done
