@@ -632,6 +632,9 @@ parse_line(struct parse *p, unsigned line, const char *s, size_t n)
 	char buf[KCMD_MAX + 1];	/* a line becomes at most one command */
 	char *start, *end;
 
+	/* A CRLF file's carriage return is not part of the line's length. */
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
 	if (n > KCMD_MAX) {
 		error_at(p, line, "line is longer than %d bytes", KCMD_MAX);
 		return;

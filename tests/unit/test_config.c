@@ -448,6 +448,12 @@ test_lengths(void **state)
 	assert_int_equal(parse(&cfg, text), 1);
 	assert_string_equal(errs[0], "t.conf:3: line is longer than 4095 bytes");
 	assert_int_equal(cfg.limit[LIM_BRUN], 8);
+	/* In a CRLF file the carriage return does not count. */
+	p = text + sprintf(text, "dir /c\r\n#");
+	memset(p, 'x', KCMD_MAX - 1);
+	strcpy(p + KCMD_MAX - 1, "\r\nbrun 9%\r\n");
+	expect_ok(&cfg, text);
+	assert_int_equal(cfg.limit[LIM_BRUN], 9);
 
 	/* dir: shorter than PATH_MAX - 10. */
 	p = text + sprintf(text, "dir /");
