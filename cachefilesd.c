@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "daemon/options.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,6 +29,17 @@ config_error(void *arg, const char *msg)
 	fprintf(stderr, "%s\n", msg);
 	if (!opt->to_stderr && opt->action != OPT_TEST)
 		log_warnx("%s", msg);
+}
+
+/* The count after the messages, on the same ways as they went. */
+static void
+error_count(struct options *opt, int errors)
+{
+	char msg[PATH_MAX + 64];
+
+	snprintf(msg, sizeof(msg), "%s: configuration has %d error%s", opt->config,
+		 errors, errors == 1 ? "" : "s");
+	config_error(opt, msg);
 }
 
 int
@@ -63,15 +75,16 @@ main(int argc, char **argv)
 		if (errors == 0)
 			errors = checkenv(&cfg);
 		if (errors) {
-			fprintf(stderr, "%s: configuration has %d error%s\n", opt.config,
-				errors, errors == 1 ? "" : "s");
+			error_count(&opt, errors);
 			return status;
 		}
 		config_dump(&cfg, stdout);
 		printf("configuration OK\n");
 		return 0;
 	}
-	if (errors)
+	if (errors) {
+		error_count(&opt, errors);
 		return EXIT_CONFIG;
+	}
 	return daemon_run(&opt, &cfg);
 }

@@ -144,4 +144,10 @@ cmd "-dddd is accepted (any number of -d, as historically)" 0 -dddd -t -f "$C"
 cmd "-n -s -d -t together" 0 -n -s -d -t -f "$C"
 cmd "-N -t shows nocull" 0 -N -t -f "$C"
 check_grep "  ... nocull in the dump" '^nocull$' "$T/out"
+# A start (not -t) with a mistake: the messages, then their count, status 2,
+# before the device is looked at.
+printf 'dir %s\nbrun 10\nfrob 1\n' "$T/cache" >"$C"
+cmd "a start with mistakes exits 2" 2 -n -s -f "$C"
+check_grep "  ... each mistake located" "c\.conf:3: unknown directive 'frob'" "$T/err"
+check_grep "  ... then the count" "c\.conf: configuration has 2 errors\$" "$T/err"
 tap_done
