@@ -106,6 +106,8 @@ struct tool_daemon {
 void tool_daemon_status(const char *socket, struct tool_daemon *d);
 /* A cache with this tag ("" = CacheFiles) is active in /proc/fs/fscache/caches: 1, 0, -1 unknown. */
 int tool_proc_bound(const char *tag);
+/* The same test on an open copy of that file: 1 or 0. */
+int tool_caches_bound(FILE *f, const char *tag);
 /* Cookies and volumes FS-Cache holds (/proc/fs/fscache/stats): 0, or -1 unknown. */
 int tool_proc_cookies(uint64_t *cookies, uint64_t *volumes);
 

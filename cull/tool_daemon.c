@@ -43,25 +43,38 @@ tool_daemon_status(const char *socket, struct tool_daemon *d)
 	d->answers = 1;
 }
 
+/*
+ * A line is "DEBUG_ID REF VOLS OBJS ACCES S NAME": the name is everything
+ * after the state, blanks included (a tag may hold blanks).
+ */
+int
+tool_caches_bound(FILE *f, const char *tag)
+{
+	char line[512], state;
+	int found = 0, name;
+
+	if (tag[0] == '\0')
+		tag = "CacheFiles";
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		name = -1;
+		/* The heading and its rule do not scan as numbers. */
+		if (sscanf(line, "%*x %*d %*d %*d %*d %c %n", &state, &name) == 1 &&
+		    name > 0 && state == 'A' && strcmp(line + name, tag) == 0)
+			found = 1;
+	}
+	return found;
+}
+
 int
 tool_proc_bound(const char *tag)
 {
 	FILE *f = fopen(PROC_CACHES, "re");
-	char line[512];
-	int found = 0;
+	int found;
 
 	if (f == NULL)
 		return -1;
-	if (tag[0] == '\0')
-		tag = "CacheFiles";
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *w[16], *save = NULL, *t;
-		int n = 0;
-		for (t = strtok_r(line, " \t\n", &save); t && n < 16; t = strtok_r(NULL, " \t\n", &save))
-			w[n++] = t;
-		if (n >= 2 && strcmp(w[n - 1], tag) == 0 && strcmp(w[n - 2], "A") == 0)
-			found = 1;
-	}
+	found = tool_caches_bound(f, tag);
 	fclose(f);
 	return found;
 }

@@ -366,6 +366,51 @@ test_json_keys_documented(void **state)
 	free(page);
 }
 
+/* Is the cache with this tag active?  As 6.1 prints /proc/fs/fscache/caches. */
+static int
+caches_bound(const char *text, const char *tag)
+{
+	FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
+	int r;
+
+	assert_non_null(f);
+	r = tool_caches_bound(f, tag);
+	fclose(f);
+	return r;
+}
+
+static void
+test_caches_bound(void **state)
+{
+	const char *head = "CACHE    REF   VOLS  OBJS  ACCES S NAME\n"
+			   "======== ===== ===== ===== ===== = ===============\n";
+	char text[1024];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s%s", head, "00000001     3     1    12     1 A mycache\n");
+	assert_int_equal(caches_bound(text, "mycache"), 1);
+	assert_int_equal(caches_bound(text, "other"), 0);
+	assert_int_equal(caches_bound(text, "cache"), 0);
+	assert_int_equal(caches_bound(text, ""), 0);
+	/* No tag: the kernel's default name. */
+	snprintf(text, sizeof(text), "%s%s", head, "00000002     3     1     0     1 A CacheFiles\n");
+	assert_int_equal(caches_bound(text, ""), 1);
+	/* Withdrawn or preparing: not bound. */
+	snprintf(text, sizeof(text), "%s%s", head, "00000002     1     0     0     0 W CacheFiles\n");
+	assert_int_equal(caches_bound(text, ""), 0);
+	/* A tag with blanks is the whole rest of the line. */
+	snprintf(text, sizeof(text), "%s%s", head, "0000000a    12     2   300     4 A my big cache\n");
+	assert_int_equal(caches_bound(text, "my big cache"), 1);
+	assert_int_equal(caches_bound(text, "cache"), 0);
+	assert_int_equal(caches_bound(text, "big cache"), 0);
+	/* A name that ends like "A tag" is not the tag. */
+	snprintf(text, sizeof(text), "%s%s", head, "0000000b     2     0     0     1 A A x\n");
+	assert_int_equal(caches_bound(text, "x"), 0);
+	assert_int_equal(caches_bound(text, "A x"), 1);
+	/* Only the heading: nothing bound. */
+	assert_int_equal(caches_bound(head, "CacheFiles"), 0);
+}
+
 int
 main(void)
 {
@@ -378,6 +423,7 @@ main(void)
 		cmocka_unit_test(test_formatting),
 		cmocka_unit_test(test_manpage_matches_help),
 		cmocka_unit_test(test_json_keys_documented),
+		cmocka_unit_test(test_caches_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
