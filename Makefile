@@ -305,7 +305,11 @@ lint:
 # both are edited here, at install time, so that "make install
 # CACHEDIR=/srv/fscache" gives a unit whose RequiresMountsFor= and
 # ReadWritePaths= match the installed configuration's dir.
-SUBST = sed -e 's,@SBINDIR@,$(SBINDIR),g' -e 's,@SYSCONFDIR@,$(SYSCONFDIR),g' \
+# The daemon reads /etc/cachefilesd.conf unless -f says otherwise, so a unit
+# for another SYSCONFDIR starts it with -f, as its reload checks that file.
+UNIT_CONF = $(if $(filter /etc,$(patsubst %/,%,$(SYSCONFDIR))),, -f $(SYSCONFDIR)/cachefilesd.conf)
+SUBST = sed -e 's,^ExecStart=@SBINDIR@/cachefilesd -n$$,&$(UNIT_CONF),' \
+            -e 's,@SBINDIR@,$(SBINDIR),g' -e 's,@SYSCONFDIR@,$(SYSCONFDIR),g' \
             -e 's,/var/cache/fscache,$(CACHEDIR),g'
 install: all install-apparmor
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \

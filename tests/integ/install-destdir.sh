@@ -115,6 +115,8 @@ check_grep "  ... and read the configuration in SYSCONFDIR" \
     '^  /etc/cfd/cachefilesd[*].conf r,$' "$T/srv/etc/cfd/apparmor.d/usr.sbin.cachefilesd"
 check_grep "  ... the reload checks the configuration in SYSCONFDIR" \
     '^ExecReload=/usr/sbin/cachefilesd -t -f /etc/cfd/cachefilesd.conf$' "$S"
+check_grep "  ... and the daemon starts with it (it reads /etc otherwise)" \
+    '^ExecStart=/usr/sbin/cachefilesd -n -f /etc/cfd/cachefilesd.conf$' "$S"
 
 # The shipped configuration passes -t once its directory exists.
 mkdir -p "$T/cache"
