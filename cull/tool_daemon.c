@@ -51,17 +51,21 @@ int
 tool_caches_bound(FILE *f, const char *tag)
 {
 	char line[512], state;
-	int found = 0, name;
+	int found = 0, name, whole, cont = 0;
 
 	if (tag[0] == '\0')
 		tag = "CacheFiles";
 	while (fgets(line, sizeof(line), f) != NULL) {
+		/* A line longer than the buffer holds no tag of ours (255 bytes at most). */
+		whole = strchr(line, '\n') != NULL || feof(f);
 		line[strcspn(line, "\n")] = '\0';
 		name = -1;
 		/* The heading and its rule do not scan as numbers. */
-		if (sscanf(line, "%*x %*d %*d %*d %*d %c %n", &state, &name) == 1 &&
+		if (!cont && whole &&
+		    sscanf(line, "%*x %*d %*d %*d %*d %c %n", &state, &name) == 1 &&
 		    name > 0 && state == 'A' && strcmp(line + name, tag) == 0)
 			found = 1;
+		cont = !whole;
 	}
 	return found;
 }

@@ -409,6 +409,14 @@ test_caches_bound(void **state)
 	assert_int_equal(caches_bound(text, "A x"), 1);
 	/* Only the heading: nothing bound. */
 	assert_int_equal(caches_bound(head, "CacheFiles"), 0);
+	/* The tail of an over-long line is not a line of its own. */
+	{
+		char *p = text + snprintf(text, sizeof(text), "%s0000000c     2     0     0     1 A ", head);
+		/* fgets takes 511 bytes: the line's first 35 and 476 'z', then the rest. */
+		memset(p, 'z', 476);
+		snprintf(p + 476, 64, " 00000001     3     1    12     1 A mytag\n");
+		assert_int_equal(caches_bound(text, "mytag"), 0);
+	}
 }
 
 int
