@@ -307,7 +307,7 @@ lint:
 # ReadWritePaths= match the installed configuration's dir.
 # The daemon reads /etc/cachefilesd.conf unless -f says otherwise, so a unit
 # for another SYSCONFDIR starts it with -f, as its reload checks that file.
-UNIT_CONF = $(if $(filter /etc,$(patsubst %/,%,$(SYSCONFDIR))),, -f $(SYSCONFDIR)/cachefilesd.conf)
+UNIT_CONF = $(if $(filter /etc,$(patsubst %/,%,$(SYSCONFDIR))),, -f $(patsubst %/,%,$(SYSCONFDIR))/cachefilesd.conf)
 SUBST = sed -e 's,^ExecStart=@SBINDIR@/cachefilesd -n$$,&$(UNIT_CONF),' \
             -e 's,@SBINDIR@,$(SBINDIR),g' -e 's,@SYSCONFDIR@,$(SYSCONFDIR),g' \
             -e 's,/var/cache/fscache,$(CACHEDIR),g'

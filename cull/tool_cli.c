@@ -362,7 +362,7 @@ tool_main(int argc, char *argv[])
 	 * the file's dir, limits and tag; -d with -f: the file's limits for
 	 * the directory -d names.  cull needs only the daemon's socket: the
 	 * default file is read for its control_socket when it exists and -s
-	 * does not name one.
+	 * does not name one, -d or not (cull has no use for a directory).
 	 */
 	if (o.conf != NULL || (o.dir == NULL && o.cmd != CMD_CULL) ||
 	    (o.cmd == CMD_CULL && o.socket == NULL && access(CFG_DEFAULT_PATH, F_OK) == 0)) {

@@ -94,7 +94,7 @@ check_grep "no daemon: points at trim" 'no daemon answers.*cachefiles-cull trim'
 # the host's /etc is never touched.
 default_conf_cull() {
 	unshare -m sh -c '
-		mkdir -p "$1/up" "$1/work" &&
+		mount --make-rprivate / && mkdir -p "$1/up" "$1/work" &&
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc ||
 			exit 99
 		printf "dir %s\ncontrol_socket %s\n" "$2" "$3" >/etc/cachefilesd.conf
@@ -103,9 +103,12 @@ default_conf_cull() {
 }
 serve '{"ok":true,"result":"met","culled":5,"bytes":20480,"ms":2}'
 : >"$REQS"
-default_conf_cull; st=$?
+st=99
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	default_conf_cull; st=$?
+fi
 if [ "$st" = 99 ]; then
-	skip "cull reads the default file's control_socket" "no overlay mount on /etc here"
+	skip "cull reads the default file's control_socket" "no private mount namespace with an overlay on /etc here (needs root)"
 else
 	check_eq "cull, no -s: the default file's control_socket answers" 0 "$st"
 	check_eq "cull, no -s: the request reached that socket" "cull to-run|" "$(tr '\n' '|' <"$REQS")"
