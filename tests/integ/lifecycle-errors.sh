@@ -33,6 +33,7 @@ fails() {
 		note "no /$2/ in:"; sed 's/^/#   /' "$DAEMON_LOG" | tail -8
 	fi
 	check_no_grep_may_be_empty "$1: no READY=1" '^READY=1' "$NOTIFY_OUT"
+	cp "$DAEMON_LOG" "$SIM_TMP/last.log"	# for checks after this one
 	: >"$DAEMON_LOG"; : >"$NOTIFY_OUT"
 }
 
@@ -91,9 +92,12 @@ daemon_signal TERM; daemon_wait_exit 5
 o0=$(sim_state opens)
 sim_config "frobnicate 3"
 daemon_start
+# The located message, then the count (cachefilesd(8) DIAGNOSTICS).
 fails "configuration error" "$SIM_CONF:9: .*frobnicate" 5 2 2
+check_grep "configuration error: the count follows" "$SIM_CONF: configuration has 1 error\$" "$SIM_TMP/last.log"
 check_eq "configuration error: the device was not opened" "$o0" "$(sim_state opens)"
 sim_config "bcull 12%"
 daemon_start
-fails "inconsistent limits in the configuration" "$SIM_CONF:[0-9]+" 5 2 2
+# The repeated bcull's warning, the located error, the count.
+fails "inconsistent limits in the configuration" "$SIM_CONF:[0-9]+" 5 3 2
 tap_done
