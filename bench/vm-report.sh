@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Result lines of bench/vm-vs-historical.sh from what the guest left in OUT:
-#   vm-report.sh OUT VM_WORK ACCEL HIST_VERSION SIZES
+#   vm-report.sh OUT VM_WORK ACCEL HIST_VERSION SIZES [TREE_SUFFIX]
+# (TREE_SUFFIX: "-dx" for the tree with indexed directories)
 set -u
-out=$1 work=$2 accel=$3 hver=$4 sizes=$5
+out=$1 work=$2 accel=$3 hver=$4 sizes=$5 tsuf=${6:-}
 
 # val FILE KEY: the value of KEY= in a raw file of key=value words.
 val() { tr ' ' '\n' < "$1" | sed -n "s/^$2=//p" | tail -1; }
@@ -38,7 +39,7 @@ for raw in "$out"/vmb-cull-*-[12].raw; do
 	IFS=- read -r who n run round <<EOF
 ${base##*/vmb-cull-}
 EOF
-	man=$work/tree-$n-$sizes.manifest
+	man=$work/tree-$n-$sizes$tsuf.manifest
 	if [ "$round" = 2 ]; then
 		awk 'NR == FNR { alive[$1] = 1; next } $3 in alive' \
 			"${base%-2}-1.surv" "$man" > "$base.universe"

@@ -25,6 +25,10 @@
 #   VMB_COUNTS       object counts (default 200000)
 #   VMB_SIZE         object sizes, MIN-MAX KiB, log-uniform (default 4-16)
 #   VMB_FILL         free space, in %, the disk is filled to (default 6)
+#   VMB_DIRINDEX=0   leave the directories as mkfs.ext4 -d lays them: a list
+#                    scanned from the start at each lookup; by default
+#                    e2fsck -fD gives each directory of more than one block
+#                    a hashed index, as the kernel does when it fills a cache
 #   VMB_RESTART=0    no restart round
 #   VMB_RUNS         cull runs of each daemon at each count (default 1)
 #   VMB_SMP          the guest's virtual CPUs (default 1)
@@ -63,6 +67,7 @@ GEN=${VMB_GEN:-$B/bench/vm-gen}
 COUNTS=${VMB_COUNTS:-200000}
 SIZE=${VMB_SIZE:-4-16}
 FILL=${VMB_FILL:-6}
+DIRINDEX=${VMB_DIRINDEX:-1}
 RESTART=${VMB_RESTART:-1}
 RUNS=${VMB_RUNS:-1}
 NCOUNTS=$(echo $COUNTS | wc -w)
@@ -104,11 +109,11 @@ HIST=$VM_WORK/historical/root/sbin/cachefilesd
 HIST_VERSION=$(basename "$VM_WORK"/historical/cachefilesd_*.deb .deb | sed 's/^cachefilesd_//')
 
 # image N: the pristine tree of N objects and its manifest (cached, keyed by
-# the generator's source, the count and the sizes).
+# the generator's source, the count, the sizes and the directory index).
 image() {
-	n=$1 tn=tree-$1-$MINKIB-$MAXKIB
+	n=$1 tn=$(tree_name "$1")
 	img=$VM_WORK/$tn.ext4 man=$VM_WORK/$tn.manifest
-	stamp="$(cksum < "$TOP/bench/vm-gen.c") $n $MINKIB $MAXKIB"
+	stamp="$(cksum < "$TOP/bench/vm-gen.c") $n $MINKIB $MAXKIB dirindex=$DIRINDEX"
 	[ -s "$img" ] && [ -s "$man" ] && [ "$(cat "$img.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	say "generating $n objects of $MINKIB-$MAXKIB KiB"
 	t=$VM_WORK/$tn.d
@@ -118,9 +123,22 @@ image() {
 	# plus inode tables (256 bytes an inode, three inodes an object)
 	kib=$(awk '{ b += int(($2 + 4095) / 4096) } END { printf "%d", b * 4 * 4 / 3 + NR * 3 / 4 + 65536 }' "$man.tmp")
 	mkfs.ext4 -F -q -b 4096 -I 256 -N $((n * 3 + 4096)) -d "$t" "$img" "${kib}K" || return 1
+	# mkfs.ext4 -d writes each directory as a plain list, which the kernel
+	# searches linearly at every lookup; a cache the kernel filled has a
+	# hashed index in each directory of more than one block (dir_index is
+	# on by default).  e2fsck -D builds those indexes.  Status 1: fixed.
+	if [ "$DIRINDEX" = 1 ]; then
+		e2fsck -fyD "$img" > /dev/null 2>&1
+		[ $? -le 1 ] || return 1
+	fi
 	rm -rf "$t"
 	mv "$man.tmp" "$man"
 	echo "$stamp" > "$img.stamp"
+}
+
+# tree_name N: the image's name; the unindexed tree keeps its old name.
+tree_name() {
+	if [ "$DIRINDEX" = 1 ]; then echo "tree-$1-$MINKIB-$MAXKIB-dx"; else echo "tree-$1-$MINKIB-$MAXKIB"; fi
 }
 
 plan=
@@ -141,7 +159,7 @@ for n in $COUNTS; do
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
 		for who in $DAEMONS; do
-			add_drive "$VM_WORK/tree-$n-$MINKIB-$MAXKIB.ext4"
+			add_drive "$VM_WORK/$(tree_name "$n").ext4"
 			plan="$plan
 cull $DEV $who $n $LIMIT $FILL $RESTART $r"
 		done
@@ -157,12 +175,12 @@ $plan"
 fi
 if [ "${VMB_SCAN:-0}" = 1 ]; then
 	[ -x "$B/bench/scan-orders" ] || skip "$B/bench/scan-orders not built"
-	add_drive "$VM_WORK/tree-$first-$MINKIB-$MAXKIB.ext4"
+	add_drive "$VM_WORK/$(tree_name "$first").ext4"
 	plan="$plan
 scan $DEV $first"
 fi
 [ "${VMB_IDLE:-1}" = 0 ] || for who in historical ours; do
-	add_drive "$VM_WORK/tree-$first-$MINKIB-$MAXKIB.ext4"
+	add_drive "$VM_WORK/$(tree_name "$first").ext4"
 	plan="$plan
 idle $DEV $who $first"
 done
@@ -231,4 +249,5 @@ timeout -k 5 $((LIMIT * 4 * NCOUNTS * RUNS * (RESTART + 1) + 1000)) qemu-system-
 qrc=$?
 say "host load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say "QEMU status $qrc after $(( $(date +%s) - t0 ))s; results in $bd/out"
-sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel vcpus=${VMB_SMP:-1}" "$HIST_VERSION" "$MINKIB-$MAXKIB"
+sh "$TOP/bench/vm-report.sh" "$bd/out" "$VM_WORK" "$accel vcpus=${VMB_SMP:-1} dirindex=$DIRINDEX" \
+	"$HIST_VERSION" "$MINKIB-$MAXKIB" "$([ "$DIRINDEX" = 1 ] && echo -dx)"
