@@ -12,6 +12,7 @@
  */
 #include "cull/scan.h"
 #include "cull/inosort.h"
+#include "cull/namememo.h"
 #include "cull/names.h"
 #include "lib/escape.h"
 #include "lib/kcmd.h"
@@ -508,6 +509,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 {
 	enum name_kind kind = names_kind(name);
 	struct stat sb;
+	uint64_t at;
 	int have_stat = 0;
 
 	if (type == DT_UNKNOWN) {
@@ -559,7 +561,11 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 		unknown(k, dir, name, "not a regular file");
 		return;
 	}
-	offer(k, account(k, &sb, dobj, dbytes), (uint64_t)sb.st_ino, dir);
+	at = account(k, &sb, dobj, dbytes);
+	offer(k, at, (uint64_t)sb.st_ino, dir);
+	/* Likely a victim soon: its name spares the culler a directory read. */
+	if (k->w->opt->memo != NULL && at < namememo_below(k->w->opt->memo))
+		namememo_add(k->w->opt->memo, dir, (uint64_t)sb.st_ino, name);
 }
 
 /*

@@ -70,6 +70,11 @@ struct scan_opts {
 	const atomic_int *yield;
 	uint64_t seed;			/* directory order; 0: from the clock */
 	struct scan_early *early;	/* NULL: no early snapshots */
+	/*
+	 * NULL, or where the workers leave the names of the data objects
+	 * older than namememo_below(memo) as they stat them (namememo.h).
+	 */
+	struct namememo *memo;
 };
 
 /* Updated while the scan runs (relaxed atomics): read from any thread. */
@@ -107,6 +112,7 @@ struct scan_stats {
 };
 
 struct scan_result;
+struct namememo;
 
 /* rootfd: descriptor of DIR/cache.  NULL only on allocation/thread failure. */
 struct scan_result *scan_run(int rootfd, const struct scan_opts *opt,

@@ -117,14 +117,12 @@ tighter(double used, double sampled)
 	return sampled > 0 && sampled < used ? sampled : used;
 }
 
-uint64_t
-target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen,
-		  const struct dir_sample *s)
+/* q of target_early_rank: the least fraction of the cache's objects that must go. */
+static double
+early_fraction(const struct deficit *d, const struct fsfree *f, const struct dir_sample *s)
 {
-	double q = 0, cut, used;
+	double q = 0, used;
 
-	if (seen < TARGET_EARLY_MIN_SAMPLE)
-		return 0;
 	used = f->files > f->ffree ? (double)(f->files - f->ffree) : 0;
 	if (s != NULL)
 		used = tighter(used, target_sample_max(s, s->n, s->n2));
@@ -135,11 +133,37 @@ target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen
 		used = tighter(used, target_sample_max(s, s->b, s->b2) / (double)f->bsize);
 	if (used > 0 && d->blocks > 0 && (double)d->blocks / used > q)
 		q = (double)d->blocks / used;
-	if (q > 1)
-		q = 1;
+	return q > 1 ? 1 : q;
+}
+
+uint64_t
+target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen,
+		  const struct dir_sample *s)
+{
+	double cut;
+
+	if (seen < TARGET_EARLY_MIN_SAMPLE)
+		return 0;
 	/* rank < (q - eps) n, eps = sqrt(ln(2 / alpha) / 2n): eps n = sqrt(ln(2 / alpha) n / 2) */
-	cut = q * (double)seen - root(TARGET_EARLY_LN_2_ALPHA / 2 * (double)seen);
+	cut = early_fraction(d, f, s) * (double)seen -
+	    root(TARGET_EARLY_LN_2_ALPHA / 2 * (double)seen);
 	if (cut < 1)
 		return 0;
 	return cut >= (double)seen ? seen : (uint64_t)cut;
+}
+
+uint64_t
+target_early_names(const struct deficit *d, const struct fsfree *f, uint64_t seen,
+		   const struct dir_sample *s)
+{
+	double q, hi;
+
+	if (seen < TARGET_EARLY_MIN_SAMPLE)
+		return 0;
+	q = early_fraction(d, f, s);
+	if (q <= 0)
+		return 0;
+	hi = 2 * q * (double)seen + root(TARGET_EARLY_LN_2_ALPHA / 2 * (double)seen) +
+	    TARGET_EARLY_NAMES_EXTRA;
+	return hi >= (double)seen ? seen : (uint64_t)hi;
 }

@@ -90,6 +90,18 @@ struct dir_sample {
 /* s: NULL or an empty sample when there is none; the used counts then. */
 uint64_t target_early_rank(const struct deficit *d, const struct fsfree *f, uint64_t seen,
 			   const struct dir_sample *s);
+/*
+ * The rank below which a sample's objects are worth naming while the scan
+ * goes on (namememo.h): those exact LRU will likely cull, with room for
+ * error, 2 q n + eps n + TARGET_EARLY_NAMES_EXTRA.  q only bounds the
+ * fraction from below (the cache's size is bounded from above); a rank
+ * too low costs directory reads later, one too high memory, which the
+ * memo bounds.  0 when the sample is too small or nothing must go;
+ * never more than seen.
+ */
+#define TARGET_EARLY_NAMES_EXTRA 64
+uint64_t target_early_names(const struct deficit *d, const struct fsfree *f, uint64_t seen,
+			    const struct dir_sample *s);
 /* The bound above for one of the sample's sums; 0 when it says nothing. */
 double target_sample_max(const struct dir_sample *s, double sum, double sum2);
 

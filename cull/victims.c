@@ -7,10 +7,13 @@
  * however the candidates are spread.  Names are kept for the window only.
  * W is an eighth of the objects scanned, within [32 Ki, 256 Ki]: a window
  * costs about one read of every directory, so about 8 directory entries a
- * victim, for at most ~20 MB of names while culling.
+ * victim, for at most ~20 MB of names while culling.  A name memo
+ * (namememo.h) names the first window's candidates it knows without a
+ * read; a directory is read only for a candidate still unnamed.
  */
 #include "cull/victims.h"
 #include "cull/heap.h"
+#include "cull/namememo.h"
 #include "cull/names.h"
 #include "cull/scan.h"
 #include "lib/kcmd.h"
@@ -20,6 +23,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -205,6 +209,25 @@ match(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
 	}
 }
 
+size_t
+victims_name_from(struct victims *vs, struct namememo *m)
+{
+	char name[NAME_MAX + 1];
+	size_t i, named = 0;
+
+	if (m == NULL || vs->cur >= vs->n)
+		return 0;
+	if (vs->cur >= vs->wend)
+		build_window(vs);
+	for (i = vs->cur; i < vs->wend; i++)
+		if (vs->names[i - vs->wbeg] == 0 &&
+		    namememo_get(m, vs->v[i].dir, cand_ino(&vs->v[i]), name, sizeof(name))) {
+			set_name(vs, i - vs->wbeg, name);
+			named++;
+		}
+	return named;
+}
+
 static void
 resolve_dir(struct victims *vs, uint32_t dir)
 {
@@ -285,7 +308,8 @@ victims_next(struct victims *vs, struct victim *v)
 			build_window(vs);
 		pos = vs->cur;
 		dir = vs->v[pos].dir;
-		if (vs->dir_epoch[dir] != vs->epoch) {
+		/* Unnamed (no memo knew it): one read names the window's candidates there. */
+		if (vs->names[pos - vs->wbeg] == 0 && vs->dir_epoch[dir] != vs->epoch) {
 			vs->dir_epoch[dir] = vs->epoch;
 			resolve_dir(vs, dir);	/* candidates from pos on */
 		}

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct namememo;
 struct scan_result;
 struct victims;
 
@@ -35,6 +36,12 @@ struct victims_stats {
 /* Takes no ownership of r, which must outlive the iterator; reorders r's candidates. */
 struct victims *victims_new(struct scan_result *r, int rootfd);
 void victims_free(struct victims *vs);
+/*
+ * Name the candidates of the first window (the next ones from here) that m
+ * knows, so that their directories are not read for them; returns how
+ * many.  m may be freed afterwards; NULL names nothing.
+ */
+size_t victims_name_from(struct victims *vs, struct namememo *m);
 /* Next victim: 1, or 0 when none is left in this pass. */
 int victims_next(struct victims *vs, struct victim *v);
 /* Atime of the next candidate (before checks); 0 when none is left. */

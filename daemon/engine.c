@@ -18,6 +18,7 @@
  */
 #include "daemon/engine.h"
 #include "config/config.h"
+#include "cull/namememo.h"
 #include "cull/names.h"
 #include "cull/scan.h"
 #include "cull/state.h"
@@ -101,6 +102,8 @@ struct engine {
 	 */
 	struct scan_result *partial;
 	size_t partial_k;
+	/* Names of its likely victims, kept by its workers (namememo.h); NULL without cull_early. */
+	struct namememo *memo;
 	uint64_t scan_culled0, scan_blocks0;	/* culled and culled_blocks at its start */
 	/*
 	 * Objects culled while it runs, by inode and atime (at most
@@ -483,6 +486,15 @@ scan_thread(void *arg)
 	return NULL;
 }
 
+/* The memo goes with its scan, once the thread is gone. */
+static void
+drop_memo(struct engine *e)
+{
+	namememo_free(e->memo);
+	e->memo = NULL;
+	e->opts.memo = NULL;
+}
+
 /* Returns 0, or -1 when no thread could be started. */
 static int
 start_scan(struct engine *e)
@@ -508,6 +520,9 @@ start_scan(struct engine *e)
 	e->opts.seed = 0;
 	/* The setting is read when a scan starts: a reload changes the next one. */
 	e->opts.early = e->cull_early ? &e->early : NULL;
+	drop_memo(e);
+	if (e->cull_early)
+		e->opts.memo = e->memo = namememo_new();
 	scan_free(scan_early_take(&e->early));
 	scan_free(e->partial);
 	e->partial = NULL;
@@ -551,6 +566,7 @@ cancel_scan(struct engine *e)
 	scan_free(e->partial);
 	e->partial = NULL;
 	e->ngone = 0;
+	drop_memo(e);
 }
 
 static void
@@ -658,6 +674,7 @@ static int
 take_table(struct engine *e)
 {
 	const struct scan_stats *ss;
+	size_t named;
 
 	if (e->next == NULL) {
 		log_warnx("scan of the cache failed");
@@ -676,6 +693,13 @@ take_table(struct engine *e)
 	e->cur_written_s = (uint64_t)time(NULL);
 	state_write(e, e->cur_full, e->cur_written_s);
 	e->vs = victims_new(e->cur, e->cachefd);
+	/* What the workers named spares the first victims their directories' reads. */
+	if (e->memo != NULL) {
+		named = victims_name_from(e->vs, e->memo);
+		log_debug(1, "scan: %zu names kept while it ran; %zu of its table named by them",
+			  namememo_count(e->memo), named);
+	}
+	drop_memo(e);
 	ss = scan_stats(e->cur);
 	e->objects = ss->objects;
 	e->mean_bytes = ss->objects ? ss->bytes / ss->objects : 0;
@@ -1032,8 +1056,8 @@ early_cut(const struct engine *e, struct scan_result *r)
 	struct target t;
 	struct deficit d;
 	struct cand *c = scan_cands(r);
-	uint64_t files = e->culled - e->scan_culled0, blocks, rank;
-	size_t n = scan_ncand(r), k;
+	uint64_t files = e->culled - e->scan_culled0, blocks, rank, names;
+	size_t n = scan_ncand(r), k, h;
 
 	if (!kernel_asks(e) || target_fsfree(e->cachefd, &f) < 0 || f.bsize == 0)
 		return 0;
@@ -1044,8 +1068,13 @@ early_cut(const struct engine *e, struct scan_result *r)
 	target_deficit(&t, &f, &d);
 	rank = target_early_rank(&d, &f, scan_stats(r)->objects, &scan_stats(r)->sample);
 	k = rank < n ? (size_t)rank : n;
-	/* The k oldest, and the next one for the tie below, in order. */
-	scan_sort_oldest(r, k + 1);
+	names = target_early_names(&d, &f, scan_stats(r)->objects, &scan_stats(r)->sample);
+	h = names < n ? (size_t)names : n;
+	/* The k oldest, and the next one for the tie below, in order; the h oldest too. */
+	scan_sort_oldest(r, (k > h ? k : h) + 1);
+	/* From now on the workers name what is older than the one of rank h. */
+	if (e->memo != NULL && h > 0)
+		namememo_set_below(e->memo, cand_atime(&c[h < n ? h : n - 1]));
 	/* Only objects strictly older than the one of that rank. */
 	if (k < n)
 		while (k > 0 && cand_atime(&c[k - 1]) == cand_atime(&c[k]))
@@ -1061,6 +1090,8 @@ early_cut(const struct engine *e, struct scan_result *r)
 static void
 take_partial(struct engine *e)
 {
+	size_t named;
+
 	if (e->partial == NULL)
 		return;
 	drop_table(e);
@@ -1069,13 +1100,14 @@ take_partial(struct engine *e)
 	e->partial = NULL;
 	(void)drop_gone(e);
 	e->vs = victims_new(e->cur, e->cachefd);
+	named = victims_name_from(e->vs, e->memo);
 	if (!e->early_logged)
 		log_info("cull: culling before the scan ends: %zu of the %llu objects seen so far "
 			 "are certainly among the oldest",
 			 scan_ncand(e->cur), (unsigned long long)scan_stats(e->cur)->objects);
 	else
-		log_debug(1, "cull: partial table: %zu of %llu objects seen", scan_ncand(e->cur),
-			  (unsigned long long)scan_stats(e->cur)->objects);
+		log_debug(1, "cull: partial table: %zu of %llu objects seen, %zu named by the scan",
+			  scan_ncand(e->cur), (unsigned long long)scan_stats(e->cur)->objects, named);
 	e->early_logged = 1;
 }
 
@@ -1261,6 +1293,7 @@ engine_free(struct engine *e)
 	scan_free(e->cur);
 	scan_free(e->partial);
 	scan_free(scan_early_take(&e->early));
+	drop_memo(e);
 	pthread_mutex_destroy(&e->early.lock);
 	close(e->evfd);
 	free(e->gone);

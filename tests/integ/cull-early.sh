@@ -85,6 +85,13 @@ n_gone=$(printf '%s\n' "$gone" | grep -c .)
 last=$(printf '%s\n' "$gone" | tail -1)
 check_eq "exactly the deficit was culled" "$k" "$n_gone"
 check_eq "the oldest went, in order (exact LRU)" $((k - 1)) "$last"
+# Once the first snapshot set the threshold, the scan named what it saw older
+# than it, and the finished table's victims took those names.
+set -- $(sed -n 's/.*scan: \([0-9]*\) names kept while it ran; \([0-9]*\) of its table named.*/\1 \2/p' \
+	"$DAEMON_LOG" | tail -1)
+note "names kept by the scan: ${1:-?}; the finished table's named by them: ${2:-?}"
+check "the scan kept the names of likely victims" test "${1:-0}" -gt 0
+check "the finished table's victims were named from them" test "${2:-0}" -gt 0
 daemon_signal TERM
 daemon_wait_exit 5
 
@@ -94,10 +101,11 @@ populate
 : >"$DAEMON_LOG"
 sim_config "frun 60%" "fcull 50%" "fstop 1%" "scan_threads 1" "state_file no" "cull_early no"
 c0=$(sim_state culls)
-daemon_start -n -s -f "$SIM_CONF"
+daemon_start -n -s -d -f "$SIM_CONF"
 sim_wait_bound || { not_ok "daemon binds again"; exit 1; }
 cull_wait_scan 20
 check "culling finishes (cull_early no)" cull_wait_idle 30
 check "nothing was culled early" sh -c "! grep -q 'before the scan ends' '$DAEMON_LOG'"
+check "no names kept without early culling" sh -c "! grep -q 'names kept' '$DAEMON_LOG'"
 check_eq "the deficit was culled after the scan" "$k" $(($(sim_state culls) - c0))
 tap_done

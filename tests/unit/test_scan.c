@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "cull/heap.h"
+#include "cull/namememo.h"
 #include "cull/scan.h"
 #include "cull/victims.h"
 
@@ -76,6 +77,7 @@ __wrap_syscall(long n, ...)
 ssize_t __real_getdents64(int fd, void *buf, size_t len);
 ssize_t __wrap_getdents64(int fd, void *buf, size_t len);
 
+static atomic_int getdents_calls;	/* every call, the workers' too */
 static int force_unknown;		/* every d_type becomes DT_UNKNOWN */
 static ino_t hook_ino;			/* the directory whose end runs the hook */
 static void (*hook)(void);		/* run once, then cleared */
@@ -86,6 +88,7 @@ __wrap_getdents64(int fd, void *buf, size_t len)
 	ssize_t n = __real_getdents64(fd, buf, len), off;
 	struct stat sb;
 
+	getdents_calls++;
 	if (n > 0 && force_unknown)
 		for (off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)((char *)buf + off);
@@ -772,6 +775,80 @@ test_victims_many_dirs(void **state)
 	scan_free(r);
 }
 
+#define MEMO_PAD "padding-to-an-nfs-like-length-of-sixty-chars"
+
+/*
+ * The scan names what is older than the memo's threshold, and nothing
+ * else; a table whose victims the memo names reads no directory, and a
+ * name gone stale since the scan is skipped, not culled by it.  Without
+ * the memo the same table reads its directories, and finds the object
+ * under its new name.
+ */
+static void
+test_scan_names_old_objects(void **state)
+{
+	char rel[PATH_MAX], a[PATH_MAX + 128], b[PATH_MAX + 128], buf[NAME_MAX + 1];
+	struct scan_opts o = { .max_candidates = 100, .threads = 2 };
+	struct namememo *memo = namememo_new();
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	ino_t ino[40];
+	int fd, i, n;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/Dobj-%02d-%s", i % 4, i, MEMO_PAD);
+		ino[i] = obj(rel, now - (time_t)(100 - i) * DAY, 4096);
+	}
+	/* Objects 0 to 19 are older than this; 20 is exactly as old. */
+	namememo_set_below(memo, (uint64_t)(now - 80 * DAY) * 1000000000ull);
+	o.memo = memo;
+	fd = cache_fd();
+	r = scan_run(fd, &o, NULL);
+	assert_non_null(r);
+	assert_int_equal(namememo_count(memo), 20);
+	for (i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "Dobj-%02d-%s", i, MEMO_PAD);
+		/* the directory index is the scan's own; try them all */
+		for (n = 0; n < (int)scan_ndirs(r); n++)
+			if (namememo_get(memo, (uint32_t)n, (uint64_t)ino[i], buf, sizeof(buf)))
+				break;
+		if (i < 20) {
+			assert_true(n < (int)scan_ndirs(r));
+			assert_string_equal(buf, rel);
+		} else {
+			assert_int_equal(n, (int)scan_ndirs(r));
+		}
+	}
+	/* Object 3 gets another name after the scan. */
+	snprintf(a, sizeof(a), "%s/cache/Iv/@03/Dobj-03-%s", top, MEMO_PAD);
+	snprintf(b, sizeof(b), "%s/cache/Iv/@03/Dobj-03-renamed", top);
+	assert_int_equal(rename(a, b), 0);
+	scan_keep_oldest(r, 20);
+
+	vs = victims_new(r, fd);
+	victims_name_from(vs, memo);
+	namememo_free(memo);		/* named already: not needed any more */
+	getdents_calls = 0;
+	for (n = 0; victims_next(vs, &v); n++)
+		assert_int_equal(sscanf(v.name, "Dobj-%d-", &i), 1);
+	assert_int_equal(n, 19);
+	assert_int_equal(getdents_calls, 0);
+	assert_int_equal(victims_stats(vs)->vanished, 1);
+	victims_free(vs);
+
+	vs = victims_new(r, fd);
+	for (n = 0; victims_next(vs, &v); n++)
+		if (v.ino == (uint64_t)ino[3])
+			assert_string_equal(v.name, "Dobj-03-renamed");
+	assert_int_equal(n, 20);
+	assert_true(getdents_calls >= 4);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+}
+
 /* path of top/rel into p */
 static void
 at_top(char *p, size_t len, const char *rel)
@@ -1029,6 +1106,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mount_identity_fallbacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_names_old_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),

@@ -200,6 +200,35 @@ test_early_rank(void **state)
 }
 
 /*
+ * The naming rank: 2 q n + eps n + 64, at least the certain rank, never
+ * past the sample; nothing for a small sample or when nothing must go.
+ */
+static void
+test_early_names(void **state)
+{
+	struct fsfree f = { .blocks = 1000000, .bavail = 500000, .files = 200000,
+			    .ffree = 100000, .bsize = 4096 };
+	struct deficit d = { 0, 10000 };	/* q = 0.1 */
+
+	(void)state;
+	assert_int_equal(target_early_names(&d, &f, TARGET_EARLY_MIN_SAMPLE - 1, NULL), 0);
+	/* 2000 + 162.8 + 64 */
+	assert_in_range(target_early_names(&d, &f, 10000, NULL), 2225, 2227);
+	/* A small sample: 51.2 + 26.0 + 64, where the certain rank is 0. */
+	assert_in_range(target_early_names(&d, &f, 256, NULL), 140, 142);
+	/* The blocks deficit rules when larger, as for the certain rank. */
+	d.blocks = 100000;
+	assert_in_range(target_early_names(&d, &f, 10000, NULL), 4225, 4227);
+	assert_true(target_early_names(&d, &f, 10000, NULL) >= target_early_rank(&d, &f, 10000, NULL));
+	/* Never past the sample. */
+	d.files = 150000;
+	assert_int_equal(target_early_names(&d, &f, 10000, NULL), 10000);
+	/* Nothing wanted: nothing to name. */
+	d.blocks = d.files = 0;
+	assert_int_equal(target_early_names(&d, &f, 10000, NULL), 0);
+}
+
+/*
  * The bound holds: uniform samples of a cache of N objects whose atimes
  * are their ranks; the objects each sample marks as certain must all be
  * older than the true cut-off in at least 99 % of the trials (DKW: 1 %).
@@ -390,6 +419,7 @@ main(void)
 		cmocka_unit_test(test_no_overflow),
 		cmocka_unit_test(test_fsfree),
 		cmocka_unit_test(test_early_rank),
+		cmocka_unit_test(test_early_names),
 		cmocka_unit_test(test_early_rank_is_a_lower_bound),
 		cmocka_unit_test(test_sample_max),
 		cmocka_unit_test(test_early_rank_with_sample),
