@@ -69,7 +69,7 @@ DAEMON_SRCS := daemon/checkenv.c daemon/control.c daemon/daemon.c daemon/engine.
                daemon/options.c daemon/pidfile.c daemon/priv.c
 KERNEL_SRCS := kernel/channel.c kernel/device.c
 CULL_SRCS   := cull/control.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/state.c \
-               cull/inosort.c cull/namememo.c cull/target.c \
+               cull/adapt.c cull/inosort.c cull/namememo.c cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c
 # cachefiles-cull: cull/tool.c holds main(); the rest are its commands,

@@ -11,6 +11,7 @@
  * rejected without taking the lock.
  */
 #include "cull/scan.h"
+#include "cull/adapt.h"
 #include "cull/inosort.h"
 #include "cull/namememo.h"
 #include "cull/names.h"
@@ -25,6 +26,7 @@
 #include <linux/openat2.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,8 @@ struct walk {
 	} stacks[NAMES_MAX_DEPTH + 1];
 	size_t nstack;			/* over all depths */
 	unsigned busy;
+	struct adapt ad;		/* how many workers read (adapt.h) */
+	unsigned peak;			/* the most workers busy at once */
 	uint64_t now_s;
 	uint64_t rng;			/* xorshift64 state, under the lock */
 	/* early snapshots (opt->early): objects seen when the last was taken */
@@ -102,6 +106,14 @@ struct worker {
 	uint64_t vhist[SCAN_HIST_DAYS];	/* this directory's days, for its volume */
 	uint64_t voldest, vnewest;
 	pthread_t tid;
+	unsigned index;			/* workers from ad.active on are parked */
+	int ssfd;			/* its /proc/thread-self/schedstat; -1: none */
+	uint64_t yielded;		/* ns slept in yield() */
+};
+
+/* What a worker's time went to while it read one directory (adapt.h). */
+struct spent {
+	uint64_t wall, exec, wait;
 };
 
 static uint64_t
@@ -119,15 +131,41 @@ cancelled(const struct walk *w)
 	return w->opt->cancel && atomic_load_explicit(w->opt->cancel, memory_order_relaxed);
 }
 
-/* Wait while the caller asks the scan to yield (scan_opts.yield), unless cancelled. */
+/*
+ * Wait while the caller asks the scan to yield (scan_opts.yield), unless
+ * cancelled; the time slept is not the disk's (adapt.h).
+ */
 static void
-yield(const struct walk *w)
+yield(struct worker *k)
 {
 	const struct timespec tick = { 0, 2 * 1000 * 1000 };
+	const struct walk *w = k->w;
+	uint64_t t0 = 0;
 
 	while (w->opt->yield && atomic_load_explicit(w->opt->yield, memory_order_relaxed) &&
-	       !cancelled(w))
+	       !cancelled(w)) {
+		if (t0 == 0)
+			t0 = mono_ns();
 		nanosleep(&tick, NULL);
+	}
+	if (t0 != 0)
+		k->yielded += mono_ns() - t0;
+}
+
+/* The worker's time so far: wall clock, and from schedstat on a CPU and waiting for one. */
+static int
+spent_now(const struct worker *k, struct spent *s)
+{
+	char buf[96], *end;
+	ssize_t n;
+
+	if (k->ssfd < 0 || (n = pread(k->ssfd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	s->wall = mono_ns();
+	s->exec = strtoull(buf, &end, 10);
+	s->wait = strtoull(end, NULL, 10);
+	return 0;
 }
 
 /* Identity of the mount a directory descriptor is on: (dev, mount id if known). */
@@ -581,7 +619,7 @@ gather(struct worker *k, int fd, size_t *nent)
 	while (used + DENTS_READ <= DENTS_BUF) {
 		ssize_t n, off;
 
-		yield(k->w);
+		yield(k);
 		n = getdents64(fd, k->buf + used, DENTS_READ);
 		if (n < 0)
 			return -1;
@@ -632,7 +670,7 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
 			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 				continue;
-			yield(k->w);
+			yield(k);
 			entry(k, fd, dir, d, de->d_name, de->d_type, &dobj, &dbytes);
 		}
 		if (cancelled(k->w))
@@ -884,6 +922,28 @@ scan_keep_oldest(struct scan_result *r, size_t n)
 		r->sorted = r->heap.n;
 }
 
+/* Tell adapt.c where the directory's time went (lock held); wake the parked if it grew. */
+static void
+account_time(struct walk *w, struct worker *k, const struct spent *a, const struct spent *b)
+{
+	uint64_t wall = b->wall - a->wall, exec = b->exec - a->exec, wait = b->wait - a->wait;
+	uint64_t other = exec + wait + k->yielded;
+
+	if (adapt_sample(&w->ad, exec, wait, wall > other ? wall - other : 0))
+		pthread_cond_broadcast(&w->cond);
+}
+
+/* Work for k: a directory left, and k among the workers reading (or none will come). */
+static int
+must_wait(const struct walk *w, const struct worker *k)
+{
+	if (cancelled(w))
+		return 0;
+	if (w->nstack == 0)
+		return w->busy > 0;
+	return k->index >= w->ad.active;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -891,23 +951,32 @@ worker_main(void *arg)
 	struct worker *k = arg;
 	struct walk *w = k->w;
 
+	/* thread-self: this thread's own numbers (adapt.h); -1 where there are none */
+	k->ssfd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
+		struct spent t0, t1;
 		uint32_t dir;
 		struct sdir d;
-		int n;
+		int n, timed;
 
-		while (w->nstack == 0 && w->busy > 0 && !cancelled(w))
+		while (must_wait(w, k))
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (w->nstack == 0 || cancelled(w))
 			break;
 		dir = pop_dir(w);
 		d = w->r->dirs[dir];
 		n = dir_chain(w->r, dir, names);
-		w->busy++;
+		if (++w->busy > w->peak)
+			w->peak = w->busy;
 		pthread_mutex_unlock(&w->lock);
+		k->yielded = 0;
+		timed = spent_now(k, &t0) == 0;
 		scan_one(k, dir, names, n, d);
+		timed = timed && spent_now(k, &t1) == 0;
 		pthread_mutex_lock(&w->lock);
+		if (timed)
+			account_time(w, k, &t0, &t1);
 		flush(k);
 		if (early_due(w))
 			early_publish(k);
@@ -918,7 +987,33 @@ worker_main(void *arg)
 	flush(k);
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
+	if (k->ssfd >= 0)
+		close(k->ssfd);
 	return NULL;
+}
+
+/* The CPUs this process may run on; 0 when unknown. */
+static unsigned
+usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	return (unsigned)CPU_COUNT(&set);
+}
+
+/* Whether the kernel tells a thread's CPU and queueing time (adapt.h). */
+static int
+schedstat_readable(void)
+{
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	char buf[96];
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf), 0) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0;
 }
 
 static void
@@ -981,9 +1076,11 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	pthread_cond_init(&w.cond, NULL);
 	add_dir(&w, UINT32_MAX, "");
 	r->st.dirs = 0;		/* the root is not counted */
+	adapt_init(&w.ad, nk, opt->cpus ? opt->cpus : usable_cpus(), schedstat_readable());
 
 	ks = xcalloc(nk, sizeof(*ks));
 	for (i = 0; i < nk; i++) {
+		ks[i].index = i;
 		ks[i].w = &w;
 		ks[i].buf = xmalloc(DENTS_BUF);
 		ks[i].order = xreallocarray(NULL, DENTS_MAX, sizeof(*ks[i].order));
@@ -995,6 +1092,12 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 			started = i;
 		else
 			break;
+	if (started + 1 < nk) {
+		/* Fewer workers than asked for: never wait for one that is not there. */
+		pthread_mutex_lock(&w.lock);
+		adapt_init(&w.ad, started + 1, 0, 0);
+		pthread_mutex_unlock(&w.lock);
+	}
 	worker_main(&ks[0]);
 	for (i = 1; i <= started; i++)
 		pthread_join(ks[i].tid, NULL);
@@ -1010,6 +1113,7 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	pthread_cond_destroy(&w.cond);
 	pthread_mutex_destroy(&w.lock);
 	r->st.cancelled = cancelled(&w);
+	r->st.threads_peak = w.peak;
 	heap_sort_oldest_first(&r->heap);
 	r->sorted = r->heap.n;
 	r->st.ms = now_ms() - t0;

@@ -60,7 +60,8 @@ struct scan_early {
 
 struct scan_opts {
 	size_t max_candidates;		/* heap size; 0 = statistics only */
-	unsigned threads;		/* workers, >= 1 */
+	unsigned threads;		/* workers at most, >= 1 (adapt.h: how many work) */
+	unsigned cpus;			/* CPUs to start with; 0: those it may run on */
 	const atomic_int *cancel;	/* stop early when *cancel becomes non-zero */
 	/*
 	 * While *yield is non-zero the workers wait (polling every 2 ms)
@@ -102,6 +103,7 @@ struct scan_stats {
 	uint64_t oldest_ns, newest_ns;	/* atime range of data objects */
 	uint64_t hist[SCAN_HIST_DAYS];
 	uint64_t size_hist[SCAN_SIZE_BUCKETS];	/* by scan_size_bucket() */
+	unsigned threads_peak;		/* the most workers reading at once (adapt.h) */
 	uint64_t start_s;		/* wall clock at start */
 	uint64_t ms;			/* duration */
 	int cancelled;

@@ -576,11 +576,12 @@ log_scan(struct engine *e, const struct scan_result *r)
 	uint64_t odd = ss->unknown + ss->errors + ss->too_deep + ss->unsendable + ss->mounts;
 	unsigned i;
 
-	log_info("scan: %llu objects, %llu MiB in %llu.%03llu s, %zu candidates",
+	log_info("scan: %llu objects, %llu MiB in %llu.%03llu s, %zu candidates, "
+		 "%u of %u threads",
 		 (unsigned long long)ss->objects,
 		 (unsigned long long)(ss->bytes >> 20),
 		 (unsigned long long)(ss->ms / 1000), (unsigned long long)(ss->ms % 1000),
-		 scan_ncand(r));
+		 scan_ncand(r), ss->threads_peak, e->opts.threads);
 	if (ss->mount_id_unknown && e->scans == 1)
 		log_warnx("scan: this kernel and filesystem give no mount identity (statx mount "
 			  "id, file handles), so bind mounts cannot be told apart: no directory "

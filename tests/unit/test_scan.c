@@ -78,6 +78,7 @@ ssize_t __real_getdents64(int fd, void *buf, size_t len);
 ssize_t __wrap_getdents64(int fd, void *buf, size_t len);
 
 static atomic_int getdents_calls;	/* every call, the workers' too */
+static int slow_getdents_ms;		/* each call sleeps this long first: a slow disk */
 static int force_unknown;		/* every d_type becomes DT_UNKNOWN */
 static ino_t hook_ino;			/* the directory whose end runs the hook */
 static void (*hook)(void);		/* run once, then cleared */
@@ -89,6 +90,10 @@ __wrap_getdents64(int fd, void *buf, size_t len)
 	struct stat sb;
 
 	getdents_calls++;
+	if (slow_getdents_ms > 0) {
+		struct timespec ts = { 0, slow_getdents_ms * 1000L * 1000L };
+		nanosleep(&ts, NULL);
+	}
 	if (n > 0 && force_unknown)
 		for (off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)((char *)buf + off);
@@ -541,6 +546,56 @@ test_threads_agree(void **state)
 }
 
 /*
+ * The worker count (adapt.h): told of one CPU, four workers start as one;
+ * while each directory read sleeps as on a slow disk the parked ones are
+ * woken and join in; the result is the same as one worker's.  Without
+ * schedstat (a kernel without it) every worker reads from the start.
+ */
+static void
+test_threads_adapt(void **state)
+{
+	struct scan_opts o = { .max_candidates = 500, .threads = 4, .cpus = 1 };
+	struct scan_result *r1, *r4, *fast;
+	char rel[PATH_MAX];
+	int fd = -1;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2048; i++) {
+		snprintf(rel, sizeof(rel), "cache/Iv/@%02zx/E0obj-%zu", i % 128, i);
+		obj(rel, now - (time_t)((i * 7919) % 2048) * 60, 4096);
+	}
+	r1 = scan(500, 1);
+	assert_int_equal(scan_stats(r1)->threads_peak, 1);
+	fd = cache_fd();
+	fast = scan_run(fd, &o, NULL);
+	assert_non_null(fast);
+	slow_getdents_ms = 4;
+	r4 = scan_run(fd, &o, NULL);
+	slow_getdents_ms = 0;
+	close(fd);
+	assert_non_null(r4);
+	if ((fd = open("/proc/thread-self/schedstat", O_RDONLY)) < 0) {
+		/* No numbers to go by: every worker from the start. */
+		assert_int_equal(scan_stats(fast)->threads_peak, 4);
+	} else {
+		close(fd);
+		/* CPU work only (the tree is in memory): one worker throughout. */
+		assert_int_equal(scan_stats(fast)->threads_peak, 1);
+		/* 128 directories, two reads each, 4 ms asleep in each: blocked, more workers. */
+		assert_true(scan_stats(r4)->threads_peak > 1);
+	}
+	assert_int_equal(scan_stats(r4)->objects, 2048);
+	assert_int_equal(scan_ncand(r4), 500);
+	for (i = 0; i < 500; i++)
+		assert_true(cand_cmp(&scan_cands(r1)[i], &scan_cands(r4)[i]) == 0 &&
+			    cand_cmp(&scan_cands(r1)[i], &scan_cands(fast)[i]) == 0);
+	scan_free(r1);
+	scan_free(r4);
+	scan_free(fast);
+}
+
+/*
  * Before 5.8 the scan still enters the tree (file handles give the mount);
  * with no identity at all it enters no directory: it cannot tell a bind
  * mount of the cache's own filesystem, and says so.
@@ -604,8 +659,9 @@ static void *
 yield_thread(void *arg)
 {
 	struct yield_run *y = arg;
-	struct scan_opts o = { .max_candidates = 10, .threads = 2, .cancel = &y->cancel,
-			       .yield = &y->yield };
+	/* Four workers for one CPU: only one reads, and sleeping in yield is no disk time. */
+	struct scan_opts o = { .max_candidates = 10, .threads = 4, .cpus = 1,
+			       .cancel = &y->cancel, .yield = &y->yield };
 
 	y->r = scan_run(y->fd, &o, &y->prog);
 	return NULL;
@@ -614,7 +670,8 @@ yield_thread(void *arg)
 static void
 test_yield(void **state)
 {
-	const struct timespec pause = { 0, 100 * 1000 * 1000 };
+	/* longer than adapt.h's window, so that the worker count is decided */
+	const struct timespec pause = { 0, 300 * 1000 * 1000 };
 	struct yield_run y;
 	pthread_t t;
 	int round;
@@ -636,6 +693,7 @@ test_yield(void **state)
 		assert_non_null(y.r);
 		assert_int_equal(scan_stats(y.r)->objects, round == 0 ? 2 : 0);
 		assert_int_equal(scan_stats(y.r)->cancelled, round);
+		assert_int_equal(scan_stats(y.r)->threads_peak, 1);
 		scan_free(y.r);
 	}
 }
@@ -1102,6 +1160,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unsendable_and_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deep_nesting_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_agree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_adapt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mount_identity_fallbacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims, setup, teardown),
