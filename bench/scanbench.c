@@ -97,13 +97,14 @@ main(int argc, char **argv)
 	st = scan_stats(r);
 	table = scan_table_bytes(r);
 	getrusage(RUSAGE_SELF, &ru);
-	printf("bench=scan%s%s objects=%llu seconds=%.3f rate=%.0f threads=%u candidates=%zu "
+	printf("bench=scan%s%s objects=%llu seconds=%.3f rate=%.0f threads=%u threads_peak=%u "
+	       "candidates=%zu "
 	       "table_bytes=%zu bytes_per_candidate=%.1f rss_delta_kb=%ld "
 	       "rss_bytes_per_candidate=%.1f maxrss_kb=%ld unknown=%llu errors=%llu\n",
 	       label[0] ? " " : "", label,
 	       (unsigned long long)st->objects, t1 - t0,
 	       (double)st->objects / (t1 - t0 > 0 ? t1 - t0 : 1e-9), o.threads,
-	       scan_ncand(r), table,
+	       st->threads_peak, scan_ncand(r), table,
 	       scan_ncand(r) ? (double)table / (double)scan_ncand(r) : 0.0,
 	       rss1 - rss0,
 	       scan_ncand(r) ? (double)(rss1 - rss0) * 1024.0 / (double)scan_ncand(r) : 0.0,
