@@ -317,9 +317,14 @@ dir_chain(const struct scan_result *r, uint32_t dir, char (*names)[NAME_MAX + 1]
 		chain[n++] = dir;
 		dir = r->dirs[dir].parent;
 	}
-	for (i = 0; i < n; i++)
-		snprintf(names[i], NAME_MAX + 1, "%s",
-			 r->arena + r->dirs[chain[n - 1 - i]].name_off);
+	for (i = 0; i < n; i++) {
+		const char *name = r->arena + r->dirs[chain[n - 1 - i]].name_off;
+		size_t len = strnlen(name, NAME_MAX);
+
+		/* copied, not formatted: the check before every cull comes through here */
+		memcpy(names[i], name, len);
+		names[i][len] = '\0';
+	}
 	return n;
 }
 
@@ -349,11 +354,14 @@ open_beneath(int rootfd, char (*names)[NAME_MAX + 1], int n, int flags)
 	path[0] = '.';
 	path[1] = '\0';
 	for (i = 0; i < n; i++) {
-		int k = snprintf(path + pos, sizeof(path) - pos, "%s%s", i ? "/" : "", names[i]);
+		size_t len = strlen(names[i]);
 
-		if (k < 0 || (size_t)k >= sizeof(path) - pos)
+		if (pos + 1 + len >= sizeof(path))
 			goto walk;
-		pos += (size_t)k;
+		if (i > 0)
+			path[pos++] = '/';
+		memcpy(path + pos, names[i], len + 1);
+		pos += len;
 	}
 	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 	if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG))

@@ -712,21 +712,30 @@ take_table(struct engine *e)
 
 /* ---- culling ---- */
 
+/* The victim's name as messages show it (escaped into buf). */
+static const char *
+shown(const struct victim *v, char *buf, size_t size)
+{
+	escape_text(v->name, buf, size);
+	return buf;
+}
+
 /* Send one cull; 1 culled, 0 not, -1 the cache died. */
 static int
 cull_one(struct engine *e, const struct victim *v, int keep_busy)
 {
+	/* escaped only for a message: one cull is sent in a few microseconds */
 	char name[ESCAPE_SIZE(NAME_MAX)];
 	int err;
 
-	escape_text(v->name, name, sizeof(name));
 	/* The kernel resolves the name in our cwd: it must still be inside DIR/cache. */
 	if (!victims_in_place(e->vs, v)) {
-		log_debug(1, "%s: its directory moved since it was opened; not culled", name);
+		log_debug(1, "%s: its directory moved since it was opened; not culled",
+			  shown(v, name, sizeof(name)));
 		return 0;
 	}
 	if (fchdir(v->dirfd) < 0) {
-		log_warn("%s: fchdir", name);
+		log_warn("%s: fchdir", shown(v, name, sizeof(name)));
 		e->busy++;
 		return 0;
 	}
@@ -736,7 +745,8 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 		e->culled++;
 		e->culled_blocks += v->blocks;
 		gone_add(e, v);
-		log_debug(2, "culled %s", name);
+		if (log_get_debug() >= 2)
+			log_debug(2, "culled %s", shown(v, name, sizeof(name)));
 		return 1;
 	case -EBUSY:
 	case -ENOMEM:
@@ -751,11 +761,13 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 	case -EIO:
 		/* The channel probed: a dead cache is the loop's to handle. */
 		if (kernel_dead(e->k)) {
-			log_warnx("cull %s: %s; the cache is dead", name, strerror(EIO));
+			log_warnx("cull %s: %s; the cache is dead", shown(v, name, sizeof(name)),
+				  strerror(EIO));
 			return -1;
 		}
 		/* FALLTHROUGH */
 	default:
+		shown(v, name, sizeof(name));
 		errno = -err;
 		log_warn("cull %s", name);
 		return 0;

@@ -126,18 +126,15 @@ kernel_dead(const struct kchan *k)
 
 /* ---- commands ---- */
 
-int
-kernel_cmd(struct kchan *k, const char *fmt, ...)
+/* Send the command cmd[0..len) (len < 0: it did not fit the buffer). */
+static int
+send_cmd(struct kchan *k, const char *cmd, int len)
 {
-	char cmd[KCMD_MAX + 1], shown[201];
-	va_list ap;
-	int len, r;
+	char shown[201];
+	int r;
 
-	va_start(ap, fmt);
-	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	/* The kernel ends a command at the first newline; never let one through. */
-	if (len < 0 || (size_t)len >= sizeof(cmd))
+	if (len < 0 || len > KCMD_MAX)
 		r = -E2BIG;
 	else if (len == 0 || memchr(cmd, '\n', (size_t)len) != NULL)
 		r = -EINVAL;
@@ -147,6 +144,19 @@ kernel_cmd(struct kchan *k, const char *fmt, ...)
 		log_debug(3, "kernel: \"%s\" -> %s", len < 0 ? "" : escaped(cmd, shown, sizeof(shown)),
 			  r == 0 ? "ok" : strerror(-r));
 	return r;
+}
+
+int
+kernel_cmd(struct kchan *k, const char *fmt, ...)
+{
+	char cmd[KCMD_MAX + 1];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return send_cmd(k, cmd, len < 0 || (size_t)len >= sizeof(cmd) ? -1 : len);
 }
 
 /* The command word of a command line, for messages and kernel_explain(). */
@@ -271,11 +281,21 @@ probe_dead(struct kchan *k)
 static int
 name_cmd(struct kchan *k, const char *word, const char *name)
 {
+	char cmd[KCMD_MAX + 1];
+	size_t wl = strlen(word), nl = strlen(name);
 	int r;
 
-	if (!kcmd_name_ok(name, strlen(name)))
+	if (!kcmd_name_ok(name, nl))
 		return -EINVAL;
-	r = kernel_cmd(k, "%s %s", word, name);
+	/* kcmd_name_ok() bounds the name to NAME_MAX, far below the buffer */
+	if (wl + 1 + nl > KCMD_MAX)
+		return -E2BIG;
+	/* Copied, not formatted: one of these goes with every cull. */
+	memcpy(cmd, word, wl);
+	cmd[wl] = ' ';
+	memcpy(cmd + wl + 1, name, nl);
+	cmd[wl + 1 + nl] = '\0';
+	r = send_cmd(k, cmd, (int)(wl + 1 + nl));
 	if (r == -EIO)
 		probe_dead(k);
 	return r;

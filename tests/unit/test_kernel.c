@@ -200,7 +200,7 @@ static struct peer {
 	int dir_errno;		/* reply to "dir" after the first one */
 	int send_n;		/* send "N" before each reply */
 	char line[256];		/* the state line for R */
-	char msgs[MAXMSG][128];
+	char msgs[MAXMSG][320];	/* a command with the longest name fits */
 	int nmsgs;
 	pthread_mutex_t lock;
 } peer;
@@ -557,6 +557,10 @@ test_cmd_checks(void **state)
 	assert_int_equal(kernel_inuse(k, longname), 0);
 	assert_int_equal(kernel_cull(k, "Dkey"), 0);
 	assert_int_equal(peer_msgs(2), 2);
+	/* The longest name goes whole: word, one blank, every byte of the name. */
+	assert_int_equal(strlen(peer.msgs[0]), strlen("Winuse ") + 255);
+	assert_memory_equal(peer.msgs[0], "Winuse aaaa", 11);
+	assert_string_equal(peer.msgs[0] + 7, longname);
 	assert_string_equal(peer.msgs[1], "Wcull Dkey");
 	kernel_close(k);
 }
