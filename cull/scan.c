@@ -1000,9 +1000,8 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* The CPUs this process may run on; 0 when unknown. */
-static unsigned
-usable_cpus(void)
+unsigned
+scan_usable_cpus(void)
 {
 	cpu_set_t set;
 
@@ -1084,7 +1083,7 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	pthread_cond_init(&w.cond, NULL);
 	add_dir(&w, UINT32_MAX, "");
 	r->st.dirs = 0;		/* the root is not counted */
-	adapt_init(&w.ad, nk, opt->cpus ? opt->cpus : usable_cpus(), schedstat_readable());
+	adapt_init(&w.ad, nk, opt->cpus ? opt->cpus : scan_usable_cpus(), schedstat_readable());
 
 	ks = xcalloc(nk, sizeof(*ks));
 	for (i = 0; i < nk; i++) {

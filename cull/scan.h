@@ -117,6 +117,9 @@ struct scan_result;
 struct namememo;
 
 /* rootfd: descriptor of DIR/cache.  NULL only on allocation/thread failure. */
+/* The CPUs this process may run on; 0 when unknown. */
+unsigned scan_usable_cpus(void);
+
 struct scan_result *scan_run(int rootfd, const struct scan_opts *opt,
 			     struct scan_progress *prog);
 void scan_free(struct scan_result *r);

@@ -87,6 +87,7 @@ struct engine {
 	atomic_int done;		/* set by the thread */
 	atomic_int cancel;
 	atomic_int yield;		/* culling goes on: the scan waits (scan_opts.yield) */
+	unsigned cpus;			/* CPUs the process may run on, when the scan started */
 	struct scan_opts opts;		/* fixed before the thread starts */
 	uint64_t scan_t0;
 	struct scan_progress prog;
@@ -517,6 +518,7 @@ start_scan(struct engine *e)
 	e->opts.threads = e->threads;
 	e->opts.cancel = &e->cancel;
 	e->opts.yield = &e->yield;
+	e->cpus = scan_usable_cpus();
 	e->opts.seed = 0;
 	/* The setting is read when a scan starts: a reload changes the next one. */
 	e->opts.early = e->cull_early ? &e->early : NULL;
@@ -832,6 +834,13 @@ engine_cache_lost(const struct engine *e)
 	return e->lost;
 }
 
+/* Does a running scan wait for the culls (efsm_scan_waits)? */
+static int
+scan_waits(const struct engine *e)
+{
+	return e->thread && efsm_scan_waits(&e->m, e->cpus);
+}
+
 /* One batch, oldest first, each victim checked against the goals first. */
 static int
 cull_batch(struct engine *e, uint64_t *culled)
@@ -844,8 +853,7 @@ cull_batch(struct engine *e, uint64_t *culled)
 	*culled = 0;
 	if (!cache_in_place(e))
 		return -1;	/* the engine stops as for a dead cache */
-	/* A scan running meanwhile waits: see engine_step. */
-	if (e->thread && e->m.state == EFSM_CULLING)
+	if (scan_waits(e))
 		atomic_store(&e->yield, 1);
 	while (n < BATCH_MAX && now_ms() - t0 < BATCH_MS) {
 		if (!victims_next(e->vs, &v))
@@ -1202,7 +1210,7 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 	 * culling stops (goal met, table used up, backing off).  Not while
 	 * culling early: there the scan is what finds the next victims.
 	 */
-	atomic_store(&e->yield, next == ENGINE_AGAIN && e->thread && e->m.state == EFSM_CULLING);
+	atomic_store(&e->yield, next == ENGINE_AGAIN && scan_waits(e));
 	return next;
 }
 

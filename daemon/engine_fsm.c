@@ -383,3 +383,11 @@ efsm_event(struct efsm *m, enum efsm_event ev, const struct efsm_in *in,
 	}
 	settle(m, in, ev, out);
 }
+
+int
+efsm_scan_waits(const struct efsm *m, unsigned cpus)
+{
+	if (!m->scan_running)
+		return 0;
+	return m->state == EFSM_CULLING || (m->state == EFSM_EARLY_CULLING && cpus == 1);
+}

@@ -170,6 +170,15 @@ void efsm_init(struct efsm *m, uint64_t age_period_ms);
 /* The transition function: one event, the facts, the action to carry out. */
 void efsm_event(struct efsm *m, enum efsm_event ev, const struct efsm_in *in,
 		struct efsm_out *out);
+/*
+ * Does a running scan wait while batches of culls follow one another?
+ * Culling from a whole table (the kept one, after a restart): always, the
+ * culls are what the kernel waits for.  Culling early: only on one CPU
+ * (cpus == 1; 0 is unknown).  With more, the scan finds the next victims
+ * meanwhile; on one the two cannot run at once anyway, and a batch at a
+ * time is fewer switches between them than the scheduler's slices.
+ */
+int efsm_scan_waits(const struct efsm *m, unsigned cpus);
 const char *efsm_state_name(enum efsm_state s);
 const char *efsm_event_name(enum efsm_event ev);
 

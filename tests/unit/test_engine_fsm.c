@@ -607,6 +607,41 @@ test_early_culling_only_when_wanted_and_waiting(void **state)
 	expect(&r, EFSM_STOPPED, EFSM_ACT_CANCEL, EFSM_NEXT_IDLE);
 }
 
+/*
+ * Whether the scan waits for the culls: while culling from a whole table
+ * with a scan running (after a restart), always; while culling early, only
+ * on one CPU; never while only scanning, and never without a scan.
+ */
+static void
+test_scan_waits_for_culls(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	r.in.want = 1;
+	assert_int_equal(efsm_scan_waits(&r.m, 1), 0);	/* no scan yet */
+	ev(&r, EFSM_EV_START);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	assert_int_equal(efsm_scan_waits(&r.m, 1), 0);	/* nothing to cull meanwhile */
+	partial(&r, 50);
+	expect(&r, EFSM_EARLY_CULLING, EFSM_ACT_EARLY, EFSM_NEXT_AGAIN);
+	assert_int_equal(efsm_scan_waits(&r.m, 1), 1);
+	assert_int_equal(efsm_scan_waits(&r.m, 2), 0);
+	assert_int_equal(efsm_scan_waits(&r.m, 0), 0);	/* unknown: as with many */
+	/* The scan ends: culling from the full table, no scan left to wait. */
+	scan_done(&r, 100, 0, 500);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	assert_int_equal(efsm_scan_waits(&r.m, 1), 0);
+	/* A scan asked for while culling from that table: it waits, however many CPUs. */
+	r.in.left = 60;
+	ev(&r, EFSM_EV_RESCAN);
+	assert_int_equal(r.m.state, EFSM_CULLING);
+	assert_int_equal(r.m.scan_running, 1);
+	assert_int_equal(efsm_scan_waits(&r.m, 1), 1);
+	assert_int_equal(efsm_scan_waits(&r.m, 4), 1);
+}
+
 static void
 test_every_state_is_reached(void **state)
 {
@@ -727,6 +762,7 @@ main(void)
 		cmocka_unit_test(test_goal_asked_rescans_an_older_table),
 		cmocka_unit_test(test_early_culling_from_partial_tables),
 		cmocka_unit_test(test_early_culling_only_when_wanted_and_waiting),
+		cmocka_unit_test(test_scan_waits_for_culls),
 		cmocka_unit_test(test_every_state_is_reached),
 	};
 
