@@ -54,6 +54,14 @@ reg_ts() { dmesg | grep 'CacheFiles: File cache on .* registered' | tail -1 | se
 kmark() { echo "vmb $1" > /dev/kmsg; }
 kmark_ts() { dmesg | grep "vmb $1\$" | tail -1 | sed 's/^\[ *\([0-9.]*\)\].*/\1/'; }
 vm_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
+# reclaim PREFIX: the guest's free memory and reclaim counters so far, as
+# PREFIX_key=value words (a round that needs reclaim measures the guest's
+# memory, not the daemon)
+reclaim() {
+	awk -v p="$1" '/^(MemFree|MemAvailable):/ { printf "%s_%s=%s ", p, tolower($1), $2 }' /proc/meminfo | tr -d :
+	awk -v p="$1" '$1 ~ /^(pgscan_kswapd|pgscan_direct|slabs_scanned|pgmajfault|pgsteal_kswapd|pgsteal_direct)$/ { printf "%s_%s=%s ", p, $1, $2 }' /proc/vmstat
+	echo
+}
 ffree() { stat -f -c %d "$FS"; }
 ffiles() { stat -f -c %c "$FS"; }
 limits_ok() { [ "$(fs_bavail)" -ge "$brun" ] && [ "$(ffree)" -ge "$frun" ]; }
@@ -150,6 +158,7 @@ cull_round() {
 	echo > "$TR/trace"
 	start_daemon "$who" "$ro.log" || { echo "bound=0" >> "$ro.raw"; stop_daemon; return 1; }
 	echo "bind_ts=$(reg_ts) kstart_ts=$(kmark_ts "start $who")" >> "$ro.raw"
+	reclaim mem0 >> "$ro.raw"
 	perf_start "$ro"
 	n=$((limit * 2)) reached=0
 	while [ $n -gt 0 ] && alive "$PID"; do
@@ -159,12 +168,13 @@ cull_round() {
 	mark "reached"
 	sleep 3
 	echo "reached=$reached cpu_ticks=$(cpu_ticks "$PID")" >> "$ro.raw"
+	reclaim mem1 >> "$ro.raw"
 	cpu_until_idle "$PID" "$limit"
 	perf_stop "$ro"
 	{
 		echo "alive=$(alive "$PID" && echo 1 || echo 0)"
 		echo "cpu_idle_ticks=$(cpu_ticks "$PID") rss_kb=$(vm_hwm "$PID")"
-		awk '{ print "user_ticks=" $14 " sys_ticks=" $15 }' "/proc/$PID/stat"
+		awk '{ print "user_ticks=" $14 " sys_ticks=" $15 " minflt=" $10 }' "/proc/$PID/stat"
 		echo "bavail_end=$(fs_bavail) ffree_end=$(ffree)"
 		echo "start_ts=$(mark_ts start) reached_ts=$(mark_ts reached)"
 	} >> "$ro.raw"

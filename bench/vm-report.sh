@@ -57,8 +57,12 @@ EOF
 	# ours logs its scans; the historical daemon culls when its scan ends
 	scan=$(sed -n 's/.*scan: [0-9]* objects, [0-9]* MiB in \([0-9.]*\) s.*/\1/p' "$base.log" 2>/dev/null | head -1)
 	kept=$(grep -c 'state: .* candidates kept' "$base.log" 2>/dev/null)
+	# pages the guest's reclaim scanned from bind to brun: 0 unless memory ran short
+	reclaim=$(awk -v a="$(val "$raw" mem0_pgscan_kswapd)" -v b="$(val "$raw" mem0_pgscan_direct)" \
+		-v c="$(val "$raw" mem1_pgscan_kswapd)" -v d="$(val "$raw" mem1_pgscan_direct)" \
+		'BEGIN { if (a == "" || c == "") print "NA"; else print c + d - a - b }')
 	set -- $(lru "$man" "$base.surv")
-	echo "bench=vm-cull daemon=$who objects=$n run=$run round=$round bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") scan_s=${scan:-NA} cpu_s=$cpu user_s=$(ticks "$(val "$raw" user_ticks)") sys_s=$(ticks "$(val "$raw" sys_ticks)") cpu_at_brun_s=$cpu_brun rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 kept_state=$kept state_file_before=$(val "$raw" state_file) exit=$(val "$raw" exit) $(cat "${base%-[12]}-1.dev" 2>/dev/null) sizes_kib=$sizes accel=$accel"
+	echo "bench=vm-cull daemon=$who objects=$n run=$run round=$round bind_s=$bind first_cull_s=$(sub "$first" "$st") done_s=$done_s last_cull_s=$(sub "$last" "$st") scan_s=${scan:-NA} cpu_s=$cpu user_s=$(ticks "$(val "$raw" user_ticks)") sys_s=$(ticks "$(val "$raw" sys_ticks)") cpu_at_brun_s=$cpu_brun rss_kb=$(val "$raw" rss_kb) culled=$1 kernel_unlinks=$unlinks freed_mib=$3 lru=$2 kept_state=$kept state_file_before=$(val "$raw" state_file) exit=$(val "$raw" exit) $(cat "${base%-[12]}-1.dev" 2>/dev/null) sizes_kib=$sizes accel=$accel reclaim_scanned=$reclaim minflt=$(val "$raw" minflt)"
 done > "$out/cull-lines.txt"
 cat "$out/cull-lines.txt"
 
