@@ -26,12 +26,16 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define WINDOW_MIN 32768
 #define WINDOW_MAX 262144
-#define FD_SLOTS 256		/* open directories kept: one volume's fan-out */
+#define SLOTS_MIN 256		/* open directories kept: one volume's fan-out */
+#define SLOTS_MAX 4096		/* at most: 16 volumes' fan-outs */
+#define FDS_SPARE 128		/* descriptors left to everything else */
 #define DENTS_BUF (64 * 1024)
 
 struct victims {
@@ -51,7 +55,11 @@ struct victims {
 		int fd;
 		dev_t dev;		/* what fd holds, for the check before a cull */
 		ino_t ino;
-	} fds[FD_SLOTS];
+		char *path;		/* where it should be: root's path, '/', dir's path */
+	} *fds;
+	size_t nslots;			/* a power of two */
+	char *rootpath;			/* rootfd's path (getcwd), NULL until known or unknown */
+	int rootpath_tried;
 	char *dents;
 	int rootfd;
 	struct victims_stats st;
@@ -63,6 +71,30 @@ hash_of(const struct victims *vs, uint32_t dir, uint64_t ino)
 	uint64_t h = (ino ^ ((uint64_t)dir << 40) ^ dir) * 0x9e3779b97f4a7c15ull;
 
 	return (size_t)(h >> 32) & (vs->hsize - 1);
+}
+
+/*
+ * How many directory descriptors to keep: one per directory of the table
+ * (rounded up to a power of two) when the descriptor limit allows, so
+ * that culling in LRU order, which jumps between directories, opens each
+ * directory once rather than again whenever two share a slot.
+ */
+static size_t
+slots_for(size_t ndirs)
+{
+	struct rlimit rl;
+	size_t n = SLOTS_MIN, budget = SLOTS_MIN;
+
+	/* Below SLOTS_MIN + FDS_SPARE descriptors, SLOTS_MIN as ever. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return n;
+	if (rl.rlim_cur == RLIM_INFINITY)
+		budget = SLOTS_MAX;
+	else if (rl.rlim_cur > SLOTS_MIN + FDS_SPARE)
+		budget = (size_t)rl.rlim_cur - FDS_SPARE;
+	while (n < ndirs && n * 2 <= SLOTS_MAX && n * 2 <= budget)
+		n *= 2;
+	return n;
 }
 
 struct victims *
@@ -87,21 +119,22 @@ victims_new(struct scan_result *r, int rootfd)
 	vs->hash = xcalloc(vs->hsize, sizeof(*vs->hash));
 	vs->dir_epoch = xcalloc(scan_ndirs(r) + 1, sizeof(*vs->dir_epoch));
 	vs->dents = xmalloc(DENTS_BUF);
-	for (i = 0; i < FD_SLOTS; i++)
+	vs->nslots = slots_for(scan_ndirs(r));
+	vs->fds = xcalloc(vs->nslots, sizeof(*vs->fds));
+	for (i = 0; i < vs->nslots; i++)
 		vs->fds[i].fd = -1;
 	return vs;
 }
+
+static void forget_dir(struct victims *vs, size_t s);
 
 static void
 drop_dirs(struct victims *vs)
 {
 	size_t i;
 
-	for (i = 0; i < FD_SLOTS; i++) {
-		if (vs->fds[i].fd >= 0)
-			close(vs->fds[i].fd);
-		vs->fds[i].fd = -1;
-	}
+	for (i = 0; i < vs->nslots; i++)
+		forget_dir(vs, i);
 }
 
 void
@@ -110,6 +143,8 @@ victims_free(struct victims *vs)
 	if (vs == NULL)
 		return;
 	drop_dirs(vs);
+	free(vs->fds);
+	free(vs->rootpath);
 	free(vs->names);
 	free(vs->hash);
 	free(vs->dir_epoch);
@@ -152,12 +187,33 @@ forget_dir(struct victims *vs, size_t s)
 	if (vs->fds[s].fd >= 0)
 		close(vs->fds[s].fd);
 	vs->fds[s].fd = -1;
+	free(vs->fds[s].path);
+	vs->fds[s].path = NULL;
+}
+
+/* Where the slot's directory should be, for victims_enter(); NULL if unknown. */
+static void
+expect_path(struct victims *vs, size_t s)
+{
+	char rel[PATH_MAX];
+	size_t lr, lp;
+
+	if (vs->rootpath == NULL || scan_dir_path(vs->r, vs->fds[s].dir, rel, sizeof(rel)) < 0)
+		return;
+	lp = strlen(vs->rootpath);
+	lr = strlen(rel);
+	if (lp + 1 + lr + 1 > PATH_MAX)
+		return;
+	vs->fds[s].path = xmalloc(lp + 1 + lr + 1);
+	memcpy(vs->fds[s].path, vs->rootpath, lp);
+	vs->fds[s].path[lp] = '/';
+	memcpy(vs->fds[s].path + lp + 1, rel, lr + 1);
 }
 
 static int
 dir_fd(struct victims *vs, uint32_t dir)
 {
-	size_t s = dir % FD_SLOTS;
+	size_t s = dir & (vs->nslots - 1);
 	struct stat sb;
 
 	if (vs->fds[s].fd >= 0 && vs->fds[s].dir == dir)
@@ -170,6 +226,7 @@ dir_fd(struct victims *vs, uint32_t dir)
 	else if (vs->fds[s].fd >= 0) {
 		vs->fds[s].dev = sb.st_dev;
 		vs->fds[s].ino = sb.st_ino;
+		expect_path(vs, s);
 	}
 	return vs->fds[s].fd;
 }
@@ -326,7 +383,7 @@ victims_next(struct victims *vs, struct victim *v)
 int
 victims_in_place(struct victims *vs, const struct victim *v)
 {
-	size_t s = v->dir % FD_SLOTS;
+	size_t s = v->dir & (vs->nslots - 1);
 	/* v->dirfd is the slot's descriptor until the next call: its identity is known. */
 	int held = vs->fds[s].fd == v->dirfd && vs->fds[s].dir == v->dir;
 	dev_t dev;
@@ -340,6 +397,49 @@ victims_in_place(struct victims *vs, const struct victim *v)
 		forget_dir(vs, s);
 	vs->st.moved++;
 	return 0;
+}
+
+/* The kernel's path of the working directory: its length, or -1. */
+static ssize_t
+cwd_path(char *buf, size_t size)
+{
+	/* the system call itself: glibc's getcwd() may walk ".." for a long path */
+	long n = syscall(SYS_getcwd, buf, size);
+
+	return n > 0 && buf[0] == '/' ? (ssize_t)n - 1 : -1;
+}
+
+/* rootfd's path, learnt once: the working directory moves into it for a moment. */
+static void
+learn_rootpath(struct victims *vs)
+{
+	char buf[PATH_MAX];
+
+	vs->rootpath_tried = 1;
+	if (fchdir(vs->rootfd) == 0 && cwd_path(buf, sizeof(buf)) > 0)
+		vs->rootpath = xstrdup(buf);
+}
+
+int
+victims_enter(struct victims *vs, const struct victim *v)
+{
+	size_t s = v->dir & (vs->nslots - 1);
+	char buf[PATH_MAX];
+	int held = vs->fds[s].fd == v->dirfd && vs->fds[s].dir == v->dir;
+
+	if (!vs->rootpath_tried)
+		learn_rootpath(vs);
+	if (held && vs->fds[s].path == NULL)
+		expect_path(vs, s);	/* opened before the root's path was known */
+	if (fchdir(v->dirfd) < 0)
+		return -1;
+	/* Fast: the kernel names the new working directory where it should be. */
+	if (held && vs->fds[s].path != NULL && cwd_path(buf, sizeof(buf)) > 0 &&
+	    strcmp(buf, vs->fds[s].path) == 0) {
+		vs->st.by_cwd++;
+		return 1;
+	}
+	return victims_in_place(vs, v);
 }
 
 uint64_t

@@ -31,6 +31,7 @@ struct victim {
 
 struct victims_stats {
 	uint64_t handed, vanished, moved, errors;
+	uint64_t by_cwd;		/* victims_enter() calls the working directory's path settled */
 };
 
 /* Takes no ownership of r, which must outlive the iterator; reorders r's candidates. */
@@ -66,6 +67,22 @@ size_t victims_kept(const struct victims *vs);
  * cull inside the cache.
  */
 int victims_in_place(struct victims *vs, const struct victim *v);
+/*
+ * Just before a cull, the same check, made where the kernel will resolve
+ * the name: fchdir() into v->dirfd, then ask the kernel the working
+ * directory's path (getcwd, one system call that walks the dentry's
+ * parents and looks nothing up).  When it is the root's path (learnt once,
+ * from rootfd) followed by the directory's path from the scan, the
+ * directory is where it was: 1 at once.  Otherwise (moved, replaced,
+ * unlinked, unreachable from the process root, a path beyond PATH_MAX)
+ * victims_in_place() decides.  The path settles it only as far as names
+ * go: a directory above DIR/cache replaced by another of the same names
+ * is the caller's to check (the daemon compares DIR/cache with its
+ * descriptor before each batch).  -1 with errno if fchdir() failed.  The
+ * working directory is left in v->dirfd (or rootfd) for the caller to
+ * restore.
+ */
+int victims_enter(struct victims *vs, const struct victim *v);
 const struct victims_stats *victims_stats(const struct victims *vs);
 
 #endif

@@ -30,6 +30,7 @@
 #include "daemon/status.h"
 #include "lib/util.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -1027,6 +1028,27 @@ sane_descriptors(const struct options *opt)
 	log_init("cachefilesd", opt->to_stderr, opt->debug);
 }
 
+/*
+ * Culling keeps a descriptor open on each directory it culls in (up to
+ * 4096, see cull/victims.c), so that LRU order, which jumps between
+ * directories, does not reopen them.  Services start with a soft limit of
+ * 1024 and a far higher hard one: raise the soft limit towards the hard
+ * one, as systemd asks of programs that want more.  Only the soft limit
+ * moves, which neither SELinux nor AppArmor mediates.
+ */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t want = 8192;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		log_debug(1, "descriptor limit: setrlimit: %s", strerror(errno));
+}
+
 /* The pidfile: -p, or the default when detaching; none with -n unless -p. */
 static const char *
 pidfile_path(const struct options *opt)
@@ -1055,6 +1077,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->exit_status = 1;
 	d->start_ms = now_ms();
 	sane_descriptors(opt);
+	raise_nofile();
 	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * Until the loop owns them, TERM, INT and HUP wait: READY=1 goes out

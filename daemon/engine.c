@@ -731,12 +731,14 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 	int err;
 
 	/* The kernel resolves the name in our cwd: it must still be inside DIR/cache. */
-	if (!victims_in_place(e->vs, v)) {
+	switch (victims_enter(e->vs, v)) {
+	case 1:
+		break;
+	case 0:
 		log_debug(1, "%s: its directory moved since it was opened; not culled",
 			  shown(v, name, sizeof(name)));
 		return 0;
-	}
-	if (fchdir(v->dirfd) < 0) {
+	default:
 		log_warn("%s: fchdir", shown(v, name, sizeof(name)));
 		e->busy++;
 		return 0;

@@ -81,4 +81,22 @@ else
 	skip "-N: bound and no cull although the kernel asks" "no tmpfs"
 	skip "nocull: bound and no cull although the kernel asks" "no tmpfs"
 fi
+
+# The descriptor limit: started with a soft limit of 1024 (a service's
+# default) under a hard one of 4096, the daemon raises the soft one to the
+# hard one, for the directory descriptors culling keeps (cull/victims.c).
+if command -v prlimit >/dev/null 2>&1; then
+	sim_config
+	SIM_OPENS0=$(sim_state opens 2>/dev/null)
+	CACHEFILESD_DEVICE=$SIM_SOCK prlimit --nofile=1024:4096 "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" \
+	    >>"$DAEMON_LOG" 2>&1 &
+	DAEMON_PID=$!
+	sim_wait_bound 5 || not_ok "started with 1024:4096 descriptors: binds"
+	lim=$(awk '/^Max open files/ { print $4 ":" $5 }' "/proc/$DAEMON_PID/limits" 2>/dev/null)
+	check_eq "started with a soft descriptor limit of 1024 under 4096: raised to 4096" \
+	    "4096:4096" "$lim"
+	daemon_signal TERM; daemon_wait_exit 5
+else
+	skip "started with a soft descriptor limit of 1024 under 4096: raised to 4096" "no prlimit"
+fi
 tap_done

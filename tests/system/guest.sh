@@ -82,6 +82,12 @@ field() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$PID/status"; }
 [ "$(field CapBnd)" = 0000000000200006 ] && ok "sandbox: CapBnd is the unit's three capabilities (0x200006)" ||
 	{ not_ok "sandbox: CapBnd is the unit's three capabilities (0x200006)"; diag "CapBnd $(field CapBnd)"; }
 check "sandbox: NoNewPrivs is set" [ "$(field NoNewPrivs)" = 1 ]
+# cachefilesd.8: the soft limit on open files raised to the hard one, at
+# most 8192 (the unit's default is 1024 under 524288): the seccomp filter
+# lets it through.
+nofile=$(awk '/^Max open files/ { print $4 ":" $5 }' "/proc/$PID/limits")
+check "sandbox: the soft limit on open files is raised to 8192 under the unit ($nofile)" \
+	sh -c "case '$nofile' in 8192:*) true ;; *) false ;; esac"
 check "sandbox: a seccomp filter is in force (Seccomp: 2)" [ "$(field Seccomp)" = 2 ]
 # ProtectSystem=strict: / read-only in the daemon's mount namespace, the
 # cache and the runtime directory writable.

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -833,6 +834,50 @@ test_victims_many_dirs(void **state)
 	scan_free(r);
 }
 
+/*
+ * Two volumes' fan-outs (512 directories) and victims in LRU order jumping
+ * between them: each directory is opened once, its descriptor kept for the
+ * next victim there, not reopened because another directory shares its
+ * slot (the descriptor limit allows 512 here).
+ */
+static void
+test_victims_dirs_kept(void **state)
+{
+	char rel[PATH_MAX];
+	struct rlimit rl;
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	int fd, i, n = 0, opened;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur < 1024) {
+		rl.rlim_cur = rl.rlim_max < 1024 ? rl.rlim_max : 1024;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	if (rl.rlim_cur < 1024)
+		skip();
+	/* Victim k lives in directory k % 512: every directory, then all again. */
+	for (i = 0; i < 1024; i++) {
+		snprintf(rel, sizeof(rel), "cache/I%c/@%02x/E0key-%d", i % 512 < 256 ? 'a' : 'b',
+			 i % 256, i);
+		obj(rel, now - 2000 + i, 0);
+	}
+	r = scan(5000, 1);
+	assert_int_equal(scan_ncand(r), 1024);
+	fd = cache_fd();
+	vs = victims_new(r, fd);
+	opened = openat2_calls;
+	while (victims_next(vs, &v))
+		n++;
+	assert_int_equal(n, 1024);
+	assert_int_equal(openat2_calls - opened, 512);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+}
+
 #define MEMO_PAD "padding-to-an-nfs-like-length-of-sixty-chars"
 
 /*
@@ -1029,6 +1074,9 @@ test_dir_swapped_during_scan(void **state)
  * names; false once the directory moved out of the cache and something
  * else (a new directory, or a symlink to the moved one) took its place.
  */
+static int (*in_place)(struct victims *, const struct victim *) = victims_in_place;
+static uint64_t by_cwd;		/* victims_stats()->by_cwd at the end of the cases */
+
 static void
 victims_in_place_cases(void)
 {
@@ -1036,7 +1084,7 @@ victims_in_place_cases(void)
 	struct victims *vs;
 	struct victim v;
 	char p[PATH_MAX + 128];
-	int fd;
+	int fd, here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	obj("cache/Iv/@00/Da", now - 3 * DAY, 0);
 	obj("cache/Iv/@01/Db", now - 2 * DAY, 0);
@@ -1046,7 +1094,7 @@ victims_in_place_cases(void)
 	vs = victims_new(r, fd);
 	assert_int_equal(victims_next(vs, &v), 1);
 	assert_string_equal(v.name, "Da");
-	assert_int_equal(victims_in_place(vs, &v), 1);
+	assert_int_equal(in_place(vs, &v), 1);
 	assert_int_equal(victims_stats(vs)->moved, 0);
 	/* @00 moves out; a new, empty @00 appears. */
 	at_top(p, sizeof(p), "cache/Iv/@00");
@@ -1056,18 +1104,18 @@ victims_in_place_cases(void)
 		assert_int_equal(rename(p, t), 0);
 	}
 	mkdirs("cache/Iv/@00");
-	assert_int_equal(victims_in_place(vs, &v), 0);
+	assert_int_equal(in_place(vs, &v), 0);
 	assert_int_equal(victims_stats(vs)->moved, 1);
 	/* @01 is opened by the resolver, then swapped for a symlink to itself. */
 	assert_int_equal(victims_next(vs, &v), 1);
 	assert_string_equal(v.name, "Db");
 	swap_for_symlink("Iv/@01", "@01.moved");
-	assert_int_equal(victims_in_place(vs, &v), 0);
+	assert_int_equal(in_place(vs, &v), 0);
 	assert_int_equal(victims_stats(vs)->moved, 2);
 	/* Untouched: in place. */
 	assert_int_equal(victims_next(vs, &v), 1);
 	assert_string_equal(v.name, "Dc");
-	assert_int_equal(victims_in_place(vs, &v), 1);
+	assert_int_equal(in_place(vs, &v), 1);
 	/* The volume renamed and a relative symlink in its place: never followed. */
 	{
 		char t[PATH_MAX + 128];
@@ -1076,12 +1124,16 @@ victims_in_place_cases(void)
 		assert_int_equal(rename(p, t), 0);
 		assert_int_equal(symlink("Iv.moved", p), 0);
 	}
-	assert_int_equal(victims_in_place(vs, &v), 0);
+	assert_int_equal(in_place(vs, &v), 0);
 	assert_int_equal(victims_stats(vs)->moved, 3);
 	assert_int_equal(victims_next(vs, &v), 0);
+	by_cwd = victims_stats(vs)->by_cwd;
 	victims_free(vs);
 	close(fd);
 	scan_free(r);
+	/* victims_enter() leaves the working directory in the cache. */
+	assert_int_equal(fchdir(here), 0);
+	close(here);
 }
 
 /* With openat2 (one call opens a directory beneath the cache). */
@@ -1092,6 +1144,21 @@ test_victims_in_place(void **state)
 	openat2_calls = 0;
 	victims_in_place_cases();
 	assert_true(openat2_calls > 0);
+}
+
+/*
+ * The check where the cull happens: fchdir() into the directory, and its
+ * path from the kernel (getcwd) settles the two victims in place without a
+ * lookup; the moved and replaced ones are caught as before.
+ */
+static void
+test_victims_enter(void **state)
+{
+	(void)state;
+	in_place = victims_enter;
+	victims_in_place_cases();
+	in_place = victims_in_place;
+	assert_int_equal(by_cwd, 2);
 }
 
 /*
@@ -1165,10 +1232,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mount_identity_fallbacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_dirs_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_names_old_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_enter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_moved_dir_let_go, setup, teardown),
