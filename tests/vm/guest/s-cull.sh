@@ -37,6 +37,12 @@ wait_until 30 graveyard_empty
 gy_empty=$?
 gy_left=$(ls -A "$DIR/graveyard" | tr '\n' ' ')
 
+# The start-up scan ends first: one still walking while the objects are
+# written would hand the culls a table of half-made objects, whose atimes
+# then move (each re-check refuses them), instead of the rescan the
+# kernel's request brings to an empty table.
+scan_ended() { grep -q 'cachefilesd: scan: ' "$LOG"; }
+wait_until 30 scan_ended || log "no start-up scan logged in 30 s"
 # Two generations of objects, at least a second apart.
 read_files "$DATA"/old/*.bin
 drop_caches
