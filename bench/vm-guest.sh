@@ -124,7 +124,11 @@ cpu_until_idle() {
 perf_start() {
 	PERFPID=
 	[ -n "${PERF:-}" ] && [ -x /usr/bin/perf ] || return 0
-	/usr/bin/perf record -q -F 250 -g -o "$1.perf" -p "$PID" 2> "$1.perf.err" &
+	if [ "$PERF" = all ]; then
+		/usr/bin/perf record -q -F 250 -g -a -o "$1.perf" 2> "$1.perf.err" &
+	else
+		/usr/bin/perf record -q -F 250 -g -o "$1.perf" -p "$PID" 2> "$1.perf.err" &
+	fi
 	PERFPID=$!
 }
 
@@ -139,7 +143,7 @@ perf_stop() {
 			--sort sym --percent-limit 2 2>&1 | head -n 400
 	} > "$1.perf.txt"
 	# every sample's stack, for folding by system call on the host
-	/usr/bin/perf script -i "$1.perf" -F tid,ip,sym > "$1.perf.script" 2>/dev/null
+	/usr/bin/perf script -i "$1.perf" -F comm,tid,ip,sym > "$1.perf.script" 2>/dev/null
 	rm -f "$1.perf"
 }
 
@@ -358,7 +362,7 @@ run_scan() {
 while read -r kind a b c d e f g; do
 	case $kind in
 	strace) STRACE=1 ;;
-	perf)   PERF=1 ;;
+	perf)   PERF=${a:-1} ;;
 	probe)  run_probe ;;
 	cull)   run_cull "$a" "$b" "$c" "$d" "$e" "$f" "$g" ;;
 	idle)   run_idle "$a" "$b" "$c" ;;

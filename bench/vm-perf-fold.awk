@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/vm-perf-fold.awk: fold a cull round's samples (VMB_PERF=1 writes
-# vmb-cull-*.perf.script, perf script -F tid,ip,sym) by thread and by the
+# vmb-cull-*.perf.script, perf script -F comm,tid,ip,sym) by thread and by the
 # system call they were taken in ("user" outside the kernel, "other" for
 # kernel time in no system call: interrupts, faults).  At perf's 250 Hz a
 # sample is 4 ms of CPU.
@@ -22,14 +22,15 @@ function flush(    i, c) {
 	total++
 	n = 0
 }
-/^ *[0-9]+ *$/ { flush(); tid = $1; next }
+# a sample's first line: "COMM TID" (COMM may hold blanks), or "TID" alone
+/^[^\t]/ && $NF ~ /^[0-9]+$/ { flush(); tid = NF > 1 ? $NF "/" $1 : $1; next }
 /^$/ { flush(); next }
 { n++; addr[n] = $1; fr[n] = $2 }
 END {
 	flush()
 	for (k in cnt)
-		printf "%6d  tid %s\n", cnt[k], k | "sort -k3n -k1rn"
-	close("sort -k3n -k1rn")
+		printf "%6d  tid %s\n", cnt[k], k | "sort -k3,3 -k1rn"
+	close("sort -k3,3 -k1rn")
 	for (k in all)
 		printf "%6d  all %s\n", all[k], k | "sort -rn"
 	close("sort -rn")

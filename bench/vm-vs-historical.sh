@@ -48,7 +48,9 @@
 #   VMB_OURS_ARGS    options added to our daemon's command line (such as -d)
 #   VMB_STRACE=1     run the daemons under strace -f (debugging only)
 #   VMB_PERF=1       profile each cull round with the host's perf (debugging
-#                    only): vmb-cull-*.perf.txt beside the results
+#                    only): vmb-cull-*.perf.txt beside the results;
+#                    VMB_PERF=all profiles the whole guest instead (kernel
+#                    threads and idle too: where a round waits)
 #   VMB_LIMIT        seconds a cull round may take before it counts as failed (300)
 #   VM_WORK          work directory (default $BUILD/vm-bench)
 set -u
@@ -168,11 +170,12 @@ cull $DEV $who $n $LIMIT $FILL $RESTART $r"
 done
 [ "${VMB_STRACE:-0}" = 1 ] && plan="strace
 $plan"
-if [ "${VMB_PERF:-0}" = 1 ]; then
+case ${VMB_PERF:-0} in
+1|all)
 	command -v perf > /dev/null || skip "VMB_PERF=1 needs perf on the host (Debian package linux-perf)"
-	plan="perf
-$plan"
-fi
+	plan="perf $VMB_PERF
+$plan" ;;
+esac
 if [ "${VMB_SCAN:-0}" = 1 ]; then
 	[ -x "$B/bench/scan-orders" ] || skip "$B/bench/scan-orders not built"
 	add_drive "$VM_WORK/$(tree_name "$first").ext4"
@@ -204,7 +207,7 @@ rm -rf "$x"; mkdir -p "$x/vm"
 cp "$TOP/bench/vm-guest.sh" "$x/vm/s-vmbench.sh"
 vm_put_program "$x" "$HIST" /usr/sbin/cachefilesd-hist
 [ "${VMB_STRACE:-0}" = 1 ] && vm_put_program "$x" "$(command -v strace)" /usr/bin/strace
-[ "${VMB_PERF:-0}" = 1 ] && vm_put_program "$x" "$(command -v perf)" /usr/bin/perf
+[ "${VMB_PERF:-0}" != 0 ] && vm_put_program "$x" "$(command -v perf)" /usr/bin/perf
 [ "${VMB_SCAN:-0}" = 1 ] && vm_put_program "$x" "$B/bench/scan-orders" /usr/bin/scan-orders
 case " $DAEMONS " in
 *" alt "*)
