@@ -571,7 +571,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 		    S_ISLNK(sb.st_mode) ? DT_LNK : DT_FIFO;
 	}
 	if (type == DT_DIR) {
-		if (kind != NAME_DIR || !kcmd_name_ok(name, strlen(name))) {
+		if (kind != NAME_DIR || kcmd_name_len(name) == 0) {
 			unknown(k, dir, name, "directory");
 			return;
 		}
@@ -591,7 +591,7 @@ entry(struct worker *k, int fd, uint32_t dir, const struct sdir *d,
 			type == DT_REG ? "file" : "special");
 		return;
 	}
-	if (!kcmd_name_ok(name, strlen(name))) {
+	if (kcmd_name_len(name) == 0) {
 		k->st.unsendable++;
 		note(k, dir, name, "name no cull command can carry");
 		return;

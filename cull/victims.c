@@ -260,7 +260,7 @@ match(struct victims *vs, uint32_t dir, uint64_t ino, const char *name)
 		if (pos < vs->cur || vs->names[slot] != 0 || c->dir != dir ||
 		    cand_ino(c) != ino)
 			continue;
-		if (names_kind(name) == NAME_DATA && kcmd_name_ok(name, strlen(name)))
+		if (names_kind(name) == NAME_DATA && kcmd_name_len(name) != 0)
 			set_name(vs, slot, name);
 		return;
 	}

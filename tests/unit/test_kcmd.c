@@ -13,10 +13,14 @@
 
 #include <string.h>
 
+/* Both entry points, which must agree on a NUL-terminated name. */
 static int
 ok(const char *s)
 {
-	return kcmd_name_ok(s, strlen(s));
+	int r = kcmd_name_ok(s, strlen(s));
+
+	assert_int_equal(kcmd_name_len(s), r ? strlen(s) : 0);
+	return r;
 }
 
 static void
@@ -85,6 +89,14 @@ test_length(void **state)
 	big[256] = '\0';
 	assert_false(ok(big));
 	assert_false(kcmd_name_ok(big, 4091));
+	/* Without a length: the 256th byte is where it stops. */
+	big[256] = 'x';
+	big[299] = '\0';
+	assert_int_equal(kcmd_name_len(big), 0);
+	big[255] = '\0';
+	assert_int_equal(kcmd_name_len(big), 255);
+	assert_int_equal(kcmd_name_len("Dabc"), 4);
+	assert_int_equal(kcmd_name_len("Dabc/def"), 0);
 }
 
 int
