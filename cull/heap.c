@@ -8,6 +8,7 @@
 #include "lib/util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void
 heap_init(struct heap *h, size_t cap)
@@ -248,4 +249,56 @@ void
 heap_sort_oldest_first(struct heap *h)
 {
 	heap_sort_oldest(h, h->n);
+}
+
+static int
+key_cmp(const struct cand_key *x, const struct cand_key *y)
+{
+	if (x->atime_ns != y->atime_ns)
+		return x->atime_ns < y->atime_ns ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int
+key_qcmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+static int
+keys_sorted(const struct cand_key *k, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (key_cmp(&k[i - 1], &k[i]) > 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * One merge of the two sorted lists over the records no younger than the
+ * last key, then the rest moved down whole: no search per record.
+ */
+size_t
+cands_drop_keys(struct cand *v, size_t n, struct cand_key *keys, size_t nkeys)
+{
+	size_t i, j = 0, k = 0;
+
+	if (nkeys == 0)
+		return n;
+	if (!keys_sorted(keys, nkeys))
+		qsort(keys, nkeys, sizeof(*keys), key_qcmp);
+	for (i = 0; i < n && j < nkeys; i++) {
+		struct cand_key c = { cand_atime(&v[i]), cand_ino(&v[i]) };
+
+		while (j < nkeys && key_cmp(&keys[j], &c) < 0)
+			j++;
+		if (j < nkeys && key_cmp(&keys[j], &c) == 0)
+			continue;
+		v[k++] = v[i];
+	}
+	if (k < i)
+		memmove(&v[k], &v[i], (n - i) * sizeof(*v));
+	return k + n - i;
 }

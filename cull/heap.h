@@ -66,4 +66,16 @@ void heap_sort_oldest(struct heap *h, size_t k);
 /* Order used everywhere: atime, then inode number.  <0, 0, >0. */
 int cand_cmp(const struct cand *a, const struct cand *b);
 
+/* What names an object culled: its atime then and its inode number. */
+struct cand_key {
+	uint64_t atime_ns, ino;
+};
+/*
+ * Take out of v[0..n), sorted oldest first, every record whose atime and
+ * inode number are among keys[0..nkeys), which are sorted here unless
+ * they already are (culls come oldest first, mostly); the rest keep their
+ * order.  Returns how many are left.
+ */
+size_t cands_drop_keys(struct cand *v, size_t n, struct cand_key *keys, size_t nkeys);
+
 #endif

@@ -111,9 +111,7 @@ struct engine {
 	 * max_candidates of them): the scan may have seen them before they
 	 * went, and its table leaves them out (take_table).
 	 */
-	struct gone {
-		uint64_t ino, atime_ns;
-	} *gone;
+	struct cand_key *gone;
 	size_t ngone, gone_cap;
 	int early_logged;		/* the scan's first partial table was logged */
 	/* Kept state (state_file): DIR/cachefilesd.state. */
@@ -619,16 +617,6 @@ drop_table(struct engine *e)
 	e->cur_kept = 0;
 }
 
-static int
-gone_cmp(const void *a, const void *b)
-{
-	const struct gone *x = a, *y = b;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->atime_ns < y->atime_ns ? -1 : x->atime_ns > y->atime_ns;
-}
-
 /* A cull while a scan runs: remember the object (bounded; see struct engine). */
 static void
 gone_add(struct engine *e, const struct victim *v)
@@ -639,8 +627,8 @@ gone_add(struct engine *e, const struct victim *v)
 		e->gone_cap = e->gone_cap ? e->gone_cap * 2 : 4096;
 		e->gone = xreallocarray(e->gone, e->gone_cap, sizeof(*e->gone));
 	}
-	e->gone[e->ngone].ino = v->ino;
 	e->gone[e->ngone].atime_ns = v->atime_ns;
+	e->gone[e->ngone].ino = v->ino;
 	e->ngone++;
 }
 
@@ -656,18 +644,12 @@ gone_add(struct engine *e, const struct victim *v)
 static size_t
 drop_gone(struct engine *e)
 {
-	struct cand *c = scan_cands(e->cur);
-	size_t n = scan_ncand(e->cur), i, k = 0;
+	size_t n = scan_ncand(e->cur), k;
 
 	if (e->ngone == 0)
 		return 0;
-	qsort(e->gone, e->ngone, sizeof(*e->gone), gone_cmp);
-	for (i = 0; i < n; i++) {
-		struct gone g = { cand_ino(&c[i]), cand_atime(&c[i]) };
-
-		if (bsearch(&g, e->gone, e->ngone, sizeof(g), gone_cmp) == NULL)
-			c[k++] = c[i];
-	}
+	scan_sort_oldest(e->cur, n);	/* it is already: a table is sorted when taken */
+	k = cands_drop_keys(scan_cands(e->cur), n, e->gone, e->ngone);
 	scan_keep_oldest(e->cur, k);
 	return n - k;
 }

@@ -247,6 +247,56 @@ test_record_size(void **state)
 	assert_int_equal(c.dir, 77);
 }
 
+/*
+ * Records culled elsewhere come out of a sorted table, matched by atime and
+ * inode: the keys in any order (a busy object culled on a retry, after
+ * younger ones), one not in the table, one with a reused inode number but
+ * another atime (a younger object: it stays), and a table of which only
+ * the front is touched (the rest moved down whole, in order).
+ */
+static void
+test_drop_keys(void **state)
+{
+	struct cand v[200];
+	struct cand_key keys[] = {
+		{ 1005, 5 }, { 1001, 1 }, { 1003, 3 },	/* out of order */
+		{ 1000, 999 },				/* not in the table */
+		{ 1007, 150 },				/* inode 150, another atime */
+		{ 1000, 0 },
+	};
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < 200; i++)
+		cand_set(&v[i], 1000 + i, i, (uint32_t)i % 7);
+	n = cands_drop_keys(v, 200, keys, sizeof(keys) / sizeof(keys[0]));
+	assert_int_equal(n, 196);
+	/* Left: 2, 4, 6, 7, ... 199, in order. */
+	assert_int_equal(cand_ino(&v[0]), 2);
+	assert_int_equal(cand_ino(&v[1]), 4);
+	for (i = 2; i < n; i++) {
+		assert_int_equal(cand_ino(&v[i]), i + 4);
+		assert_int_equal(cand_atime(&v[i]), 1004 + i);
+		assert_int_equal(v[i].dir, (i + 4) % 7);
+	}
+	/* The keys are sorted now. */
+	for (i = 1; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_true(keys[i - 1].atime_ns <= keys[i].atime_ns);
+	/* No key, nothing taken. */
+	assert_int_equal(cands_drop_keys(v, n, keys, 0), n);
+	assert_int_equal(cand_ino(&v[0]), 2);
+	/* Keys newest first: sorted too. */
+	{
+		struct cand_key rev[] = { { 1010, 10 }, { 1008, 8 } };
+
+		assert_int_equal(cands_drop_keys(v, n, rev, 2), n - 2);
+		assert_int_equal(cand_ino(&v[2]), 6);
+		assert_int_equal(cand_ino(&v[3]), 7);
+		assert_int_equal(cand_ino(&v[4]), 9);
+		assert_int_equal(cand_ino(&v[5]), 11);
+	}
+}
+
 int
 main(void)
 {
@@ -259,6 +309,7 @@ main(void)
 		cmocka_unit_test(test_cap_zero),
 		cmocka_unit_test(test_wants_matches_offer),
 		cmocka_unit_test(test_record_size),
+		cmocka_unit_test(test_drop_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
