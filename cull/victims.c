@@ -231,6 +231,37 @@ dir_fd(struct victims *vs, uint32_t dir)
 	return vs->fds[s].fd;
 }
 
+void
+victims_adopt(struct victims *vs, struct victims *old)
+{
+	size_t i, s;
+
+	if (old == NULL || old->rootfd != vs->rootfd || old->rootpath == NULL ||
+	    vs->rootpath_tried)
+		return;
+	vs->rootpath = old->rootpath;	/* paths are only compared once it is known */
+	old->rootpath = NULL;
+	vs->rootpath_tried = 1;
+	for (i = 0; i < old->nslots; i++) {
+		uint32_t dir = old->fds[i].dir;
+
+		s = dir & (vs->nslots - 1);
+		if (old->fds[i].fd < 0 || old->fds[i].path == NULL ||
+		    dir >= scan_ndirs(vs->r) || vs->fds[s].fd >= 0)
+			continue;
+		vs->fds[s].dir = dir;
+		expect_path(vs, s);
+		if (vs->fds[s].path == NULL || strcmp(vs->fds[s].path, old->fds[i].path) != 0) {
+			forget_dir(vs, s);	/* another directory at that index */
+			continue;
+		}
+		vs->fds[s].fd = old->fds[i].fd;
+		vs->fds[s].dev = old->fds[i].dev;
+		vs->fds[s].ino = old->fds[i].ino;
+		old->fds[i].fd = -1;
+	}
+}
+
 static void
 set_name(struct victims *vs, size_t slot, const char *name)
 {

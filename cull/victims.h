@@ -36,6 +36,16 @@ struct victims_stats {
 
 /* Takes no ownership of r, which must outlive the iterator; reorders r's candidates. */
 struct victims *victims_new(struct scan_result *r, int rootfd);
+/*
+ * Take over old's open directories that vs's table names by the same path
+ * under the same root, instead of opening them again: the tables of one
+ * scan (each partial table, then the whole one) share their directory
+ * indices, and culling in LRU order visits most directories in each.  A
+ * descriptor taken over is checked before each cull like any other
+ * (victims_enter).  Call it before vs hands out its first victim; old may
+ * be NULL, and is freed by its caller as before.
+ */
+void victims_adopt(struct victims *vs, struct victims *old);
 void victims_free(struct victims *vs);
 /*
  * Name the candidates of the first window (the next ones from here) that m

@@ -600,18 +600,27 @@ log_scan(struct engine *e, const struct scan_result *r)
 		log_warnx("cache: left alone: %s", ss->samples[i]);
 }
 
-/* Let go of the current table, keeping its victims' counters. */
-static void
-drop_table(struct engine *e)
+/* The current table's victims, their counters kept; the caller frees them. */
+static struct victims *
+detach_victims(struct engine *e)
 {
-	if (e->vs) {
-		const struct victims_stats *vst = victims_stats(e->vs);
+	struct victims *vs = e->vs;
+
+	if (vs) {
+		const struct victims_stats *vst = victims_stats(vs);
 		e->vgone.vanished += vst->vanished;
 		e->vgone.moved += vst->moved;
 		e->vgone.errors += vst->errors;
 	}
-	victims_free(e->vs);
 	e->vs = NULL;
+	return vs;
+}
+
+/* Let go of the current table, keeping its victims' counters. */
+static void
+drop_table(struct engine *e)
+{
+	victims_free(detach_victims(e));
 	scan_free(e->cur);
 	e->cur = NULL;
 	e->cur_kept = 0;
@@ -659,6 +668,7 @@ static int
 take_table(struct engine *e)
 {
 	const struct scan_stats *ss;
+	struct victims *prev;
 	size_t named;
 
 	if (e->next == NULL) {
@@ -666,6 +676,7 @@ take_table(struct engine *e)
 		e->ngone = 0;
 		return -1;
 	}
+	prev = detach_victims(e);
 	drop_table(e);
 	e->cur = e->next;
 	e->next = NULL;
@@ -678,6 +689,9 @@ take_table(struct engine *e)
 	e->cur_written_s = (uint64_t)time(NULL);
 	state_write(e, e->cur_full, e->cur_written_s);
 	e->vs = victims_new(e->cur, e->cachefd);
+	/* The partial tables' directories, open already: the same scan's indices. */
+	victims_adopt(e->vs, prev);
+	victims_free(prev);
 	/* What the workers named spares the first victims their directories' reads. */
 	if (e->memo != NULL) {
 		named = victims_name_from(e->vs, e->memo);
@@ -1095,16 +1109,20 @@ early_cut(const struct engine *e, struct scan_result *r)
 static void
 take_partial(struct engine *e)
 {
+	struct victims *prev;
 	size_t named;
 
 	if (e->partial == NULL)
 		return;
+	prev = detach_victims(e);
 	drop_table(e);
 	scan_keep_oldest(e->partial, e->partial_k);
 	e->cur = e->partial;
 	e->partial = NULL;
 	(void)drop_gone(e);
 	e->vs = victims_new(e->cur, e->cachefd);
+	victims_adopt(e->vs, prev);
+	victims_free(prev);
 	named = victims_name_from(e->vs, e->memo);
 	if (!e->early_logged)
 		log_info("cull: culling before the scan ends: %zu of the %llu objects seen so far "

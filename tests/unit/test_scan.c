@@ -164,16 +164,23 @@ cache_fd(void)
 	return fd;
 }
 
+/* seed: the scan's directory order; 0 takes it from the clock. */
 static struct scan_result *
-scan(size_t k, unsigned threads)
+scan_with(size_t k, unsigned threads, uint64_t seed)
 {
-	struct scan_opts o = { .max_candidates = k, .threads = threads };
+	struct scan_opts o = { .max_candidates = k, .threads = threads, .seed = seed };
 	int fd = cache_fd();
 	struct scan_result *r = scan_run(fd, &o, NULL);
 
 	close(fd);
 	assert_non_null(r);
 	return r;
+}
+
+static struct scan_result *
+scan(size_t k, unsigned threads)
+{
+	return scan_with(k, threads, 0);
 }
 
 static void
@@ -1077,6 +1084,102 @@ test_dir_swapped_during_scan(void **state)
  * else (a new directory, or a symlink to the moved one) took its place.
  */
 static int (*in_place)(struct victims *, const struct victim *) = victims_in_place;
+/* Every victim entered; each must then be in the working directory. */
+static int
+enter_all(struct victims *vs)
+{
+	struct victim v;
+	struct stat sb;
+	int n = 0;
+
+	while (victims_next(vs, &v)) {
+		assert_int_equal(victims_enter(vs, &v), 1);
+		assert_int_equal(fstatat(AT_FDCWD, v.name, &sb, AT_SYMLINK_NOFOLLOW), 0);
+		assert_int_equal(sb.st_ino, v.ino);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A table of r that takes over old's directories: every victim entered,
+ * want of them, with opens directories opened on the way.
+ */
+static struct victims *
+next_table(struct scan_result *r, int fd, struct victims *old, int want, int opens)
+{
+	struct victims *vs = victims_new(r, fd);
+	int opened;
+
+	victims_adopt(vs, old);
+	victims_free(old);
+	opened = openat2_calls;
+	assert_int_equal(enter_all(vs), want);
+	assert_int_equal(openat2_calls - opened, opens);
+	return vs;
+}
+
+/* Empty the directory rel (files only) and remove it. */
+static void
+gone_dir(const char *rel)
+{
+	char p[PATH_MAX + 128];
+	DIR *d;
+	struct dirent *de;
+	int dfd;
+
+	at_top(p, sizeof(p), rel);
+	assert_non_null(d = opendir(p));
+	dfd = dirfd(d);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			assert_int_equal(unlinkat(dfd, de->d_name, 0), 0);
+	closedir(d);
+	assert_int_equal(rmdir(p), 0);
+}
+
+/*
+ * The next table of the same directories takes over the descriptors the
+ * last one opened: none is opened again when the indices match (the tables
+ * of one scan, or a scan of the same tree), and when the indices name other
+ * directories (one removed before the next scan), none is taken, and every
+ * victim is still found in its own directory.
+ */
+static void
+test_victims_adopt(void **state)
+{
+	char rel[PATH_MAX];
+	struct scan_result *r1, *r2, *r3;
+	struct victims *vs;
+	int fd, i, here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)state;
+	for (i = 0; i < 32; i++) {
+		snprintf(rel, sizeof(rel), "cache/Ia/@%02x/E0key-%d", i % 16, i);
+		obj(rel, now - 2000 + i, 0);
+	}
+	fd = cache_fd();
+	r1 = scan_with(1000, 1, 1);
+	vs = next_table(r1, fd, NULL, 32, 16);
+	r2 = scan_with(1000, 1, 1);
+	vs = next_table(r2, fd, vs, 32, 0);
+	/* The first fan-out directory found goes: the others' indices move up. */
+	for (i = 0; i < (int)scan_ndirs(r2) && !scan_dir_data(r2, (uint32_t)i); i++)
+		;
+	assert_true(i < (int)scan_ndirs(r2));
+	snprintf(rel, sizeof(rel), "cache/Ia/%s", scan_dir_name(r2, (uint32_t)i));
+	gone_dir(rel);
+	r3 = scan_with(1000, 1, 2);
+	vs = next_table(r3, fd, vs, 30, 15);
+	victims_free(vs);
+	close(fd);
+	scan_free(r1);
+	scan_free(r2);
+	scan_free(r3);
+	assert_int_equal(fchdir(here), 0);
+	close(here);
+}
+
 static uint64_t by_cwd;		/* victims_stats()->by_cwd at the end of the cases */
 
 static void
@@ -1235,6 +1338,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_victims, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_dirs_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_adopt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_names_old_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
