@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * heap.c: bounded max-heap of candidates.  Offering an object costs one
- * comparison when it is younger than the root (the common case once the
- * heap is full) and O(log cap) otherwise; there is no memmove anywhere.
+ * heap.c: bounded max-heap of candidates, and the sorts and selections
+ * over candidate arrays.  Offering an object costs one comparison when it
+ * is younger than the root (the common case once the heap is full) and
+ * O(log cap) otherwise, without moving the array.
  */
 #include "cull/heap.h"
 #include "lib/util.h"
