@@ -127,6 +127,7 @@ victims_new(struct scan_result *r, int rootfd)
 }
 
 static void forget_dir(struct victims *vs, size_t s);
+static void learn_rootpath(struct victims *vs);
 
 static void
 drop_dirs(struct victims *vs)
@@ -236,12 +237,16 @@ victims_adopt(struct victims *vs, struct victims *old)
 {
 	size_t i, s;
 
-	if (old == NULL || old->rootfd != vs->rootfd || old->rootpath == NULL ||
-	    vs->rootpath_tried)
+	if (old == NULL || old->rootfd != vs->rootfd || old->rootpath == NULL)
 		return;
-	vs->rootpath = old->rootpath;	/* paths are only compared once it is known */
-	old->rootpath = NULL;
-	vs->rootpath_tried = 1;
+	/*
+	 * The root's path as it is now, not old's: with a parent renamed every
+	 * carried path would be wrong, and each cull would take the slow check.
+	 */
+	if (!vs->rootpath_tried)
+		learn_rootpath(vs);
+	if (vs->rootpath == NULL || strcmp(vs->rootpath, old->rootpath) != 0)
+		return;
 	for (i = 0; i < old->nslots; i++) {
 		uint32_t dir = old->fds[i].dir;
 

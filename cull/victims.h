@@ -42,8 +42,10 @@ struct victims *victims_new(struct scan_result *r, int rootfd);
  * scan (each partial table, then the whole one) share their directory
  * indices, and culling in LRU order visits most directories in each.  A
  * descriptor taken over is checked before each cull like any other
- * (victims_enter).  Call it before vs hands out its first victim; old may
- * be NULL, and is freed by its caller as before.
+ * (victims_enter).  vs learns the root's path again (its working directory
+ * moves there for a moment) and takes nothing when it changed.  Call it
+ * before vs hands out its first victim; old may be NULL, and is freed by
+ * its caller as before.
  */
 void victims_adopt(struct victims *vs, struct victims *old);
 void victims_free(struct victims *vs);

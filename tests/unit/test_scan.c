@@ -1180,6 +1180,47 @@ test_victims_adopt(void **state)
 	close(here);
 }
 
+/*
+ * DIR/cache's own path changed between two tables (a parent renamed): the
+ * next table learns the root's path again and takes nothing over, so each
+ * of its culls is checked the fast way, by the working directory's path as
+ * it is now, and not by a lookup from the root for every victim.
+ */
+static void
+test_victims_adopt_root_moved(void **state)
+{
+	char rel[PATH_MAX], moved[PATH_MAX + 16];
+	struct scan_opts o = { .max_candidates = 1000, .threads = 1, .seed = 1 };
+	struct scan_result *r1, *r2;
+	struct victims *vs;
+	int fd, i, here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)state;
+	for (i = 0; i < 16; i++) {
+		snprintf(rel, sizeof(rel), "cache/Ia/@%02x/E0key-%d", i % 8, i);
+		obj(rel, now - 2000 + i, 0);
+	}
+	fd = cache_fd();
+	r1 = scan_run(fd, &o, NULL);
+	assert_non_null(r1);
+	vs = next_table(r1, fd, NULL, 16, 8);
+	assert_int_equal(victims_stats(vs)->by_cwd, 16);
+	snprintf(moved, sizeof(moved), "%s.moved", top);
+	assert_int_equal(rename(top, moved), 0);
+	r2 = scan_run(fd, &o, NULL);
+	assert_non_null(r2);
+	vs = next_table(r2, fd, vs, 16, 8);
+	assert_int_equal(victims_stats(vs)->by_cwd, 16);
+	assert_int_equal(victims_stats(vs)->moved, 0);
+	assert_int_equal(rename(moved, top), 0);
+	victims_free(vs);
+	close(fd);
+	scan_free(r1);
+	scan_free(r2);
+	assert_int_equal(fchdir(here), 0);
+	close(here);
+}
+
 static uint64_t by_cwd;		/* victims_stats()->by_cwd at the end of the cases */
 
 static void
@@ -1339,6 +1380,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_dirs_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_adopt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_adopt_root_moved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_names_old_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
