@@ -359,6 +359,18 @@ run_scan() {
 	log "scan runs: $(cat "$out")"
 }
 
+# The kernel's random generator seeds itself late in this guest (no RDRAND
+# on the emulated CPU, no virtio-rng, few interrupts: "crng init done" came
+# 71 s after boot).  Until then every get_random_u32() is a whole ChaCha
+# block instead of a word of a per-CPU batch, and the slab allocator takes
+# one for each new slab: the daemon that ran first in a boot paid 1 to 2 %
+# more CPU for it (a profile, 2026-12-03).  A blocking read of /dev/random
+# makes the kernel gather jitter entropy until it is seeded.
+crng_t0=$(up)
+timeout 600 head -c 1 /dev/random > /dev/null ||
+	log "crng: /dev/random still blocked after 600 s; the first round pays for seeding"
+log "crng: seeded $(sub_ts "$(up)" "$crng_t0") s after the plan began ($(dmesg | grep -m 1 'crng init done' || echo 'no crng line'))"
+
 while read -r kind a b c d e f g; do
 	case $kind in
 	strace) STRACE=1 ;;
