@@ -1138,6 +1138,19 @@ gone_dir(const char *rel)
 	assert_int_equal(rmdir(p), 0);
 }
 
+/* n objects spread over dirs fan-out directories of one volume, oldest first. */
+static void
+fanout(int n, int dirs)
+{
+	char rel[PATH_MAX];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "cache/Ia/@%02x/E0key-%d", i % dirs, i);
+		obj(rel, now - 2000 + i, 0);
+	}
+}
+
 /*
  * The next table of the same directories takes over the descriptors the
  * last one opened: none is opened again when the indices match (the tables
@@ -1154,10 +1167,7 @@ test_victims_adopt(void **state)
 	int fd, i, here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	(void)state;
-	for (i = 0; i < 32; i++) {
-		snprintf(rel, sizeof(rel), "cache/Ia/@%02x/E0key-%d", i % 16, i);
-		obj(rel, now - 2000 + i, 0);
-	}
+	fanout(32, 16);
 	fd = cache_fd();
 	r1 = scan_with(1000, 1, 1);
 	vs = next_table(r1, fd, NULL, 32, 16);
@@ -1189,17 +1199,14 @@ test_victims_adopt(void **state)
 static void
 test_victims_adopt_root_moved(void **state)
 {
-	char rel[PATH_MAX], moved[PATH_MAX + 16];
+	char moved[PATH_MAX + 16];
 	struct scan_opts o = { .max_candidates = 1000, .threads = 1, .seed = 1 };
 	struct scan_result *r1, *r2;
 	struct victims *vs;
-	int fd, i, here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd, here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	(void)state;
-	for (i = 0; i < 16; i++) {
-		snprintf(rel, sizeof(rel), "cache/Ia/@%02x/E0key-%d", i % 8, i);
-		obj(rel, now - 2000 + i, 0);
-	}
+	fanout(16, 8);
 	fd = cache_fd();
 	r1 = scan_run(fd, &o, NULL);
 	assert_non_null(r1);
