@@ -38,10 +38,13 @@ kcmd_name_ok(const char *name, size_t len)
 {
 	size_t i;
 
+	/* The length first: no byte past NAME_MAX is read, whatever len says. */
+	if (!whole_ok(name, len))
+		return 0;
 	for (i = 0; i < len; i++)
 		if (name[i] == '/' || name[i] == '\n' || name[i] == '\0')
 			return 0;
-	return whole_ok(name, len);
+	return 1;
 }
 
 size_t
@@ -49,7 +52,8 @@ kcmd_name_len(const char *name)
 {
 	size_t i;
 
-	for (i = 0; name[i] != '\0'; i++)
+	/* At most NAME_MAX + 1 bytes: one more already makes the name too long. */
+	for (i = 0; i <= NAME_MAX && name[i] != '\0'; i++)
 		if (name[i] == '/' || name[i] == '\n')
 			return 0;
 	return whole_ok(name, i) ? i : 0;

@@ -11,7 +11,10 @@
 
 #include "lib/kcmd.h"
 
+#include <limits.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Both entry points, which must agree on a NUL-terminated name. */
 static int
@@ -99,6 +102,28 @@ test_length(void **state)
 	assert_int_equal(kcmd_name_len("Dabc/def"), 0);
 }
 
+/*
+ * A name too long is refused without reading past NAME_MAX + 1 bytes: the
+ * bytes here end at an unreadable page, with no NUL and a length that
+ * claims more.
+ */
+static void
+test_no_read_past_limit(void **state)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *name;
+
+	(void)state;
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + pg, pg, PROT_NONE), 0);
+	name = m + pg - (NAME_MAX + 1);
+	memset(name, 'D', NAME_MAX + 1);
+	assert_int_equal(kcmd_name_len(name), 0);
+	assert_false(kcmd_name_ok(name, 4096));
+	munmap(m, 2 * pg);
+}
+
 int
 main(void)
 {
@@ -107,6 +132,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_length),
+		cmocka_unit_test(test_no_read_past_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
