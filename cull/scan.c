@@ -525,7 +525,8 @@ account(struct worker *k, const struct stat *sb, uint64_t *dobj, uint64_t *dbyte
 	int64_t s = sb->st_atim.tv_sec;
 	uint64_t at = timespec_ns(&sb->st_atim);
 	uint64_t bytes = (uint64_t)sb->st_blocks * 512;
-	uint64_t day = (uint64_t)s >= k->w->now_s || s < 0 ? 0 :
+	/* Before 1970 is as old as it gets; in the future, used today. */
+	uint64_t day = s < 0 ? SCAN_HIST_DAYS - 1 : (uint64_t)s >= k->w->now_s ? 0 :
 	    (k->w->now_s - (uint64_t)s) / 86400;
 
 	st->objects++;
@@ -537,11 +538,12 @@ account(struct worker *k, const struct stat *sb, uint64_t *dobj, uint64_t *dbyte
 	st->hist[day]++;
 	k->vhist[day]++;
 	st->size_hist[scan_size_bucket(bytes)]++;
-	if (st->oldest_ns == 0 || at < st->oldest_ns)
+	/* An atime of 0 (the epoch, or before it) is a value, not "none yet". */
+	if (st->objects == 1 || at < st->oldest_ns)
 		st->oldest_ns = at;
 	if (at > st->newest_ns)
 		st->newest_ns = at;
-	if (k->voldest == 0 || at < k->voldest)
+	if (*dobj == 1 || at < k->voldest)
 		k->voldest = at;
 	if (at > k->vnewest)
 		k->vnewest = at;
@@ -700,12 +702,12 @@ read_dir(struct worker *k, int fd, uint32_t dir, const struct sdir *d)
 	if (dobj > 0 && d->vol != UINT32_MAX) {
 		pthread_mutex_lock(&k->w->lock);
 		struct scan_vol *v = &k->w->r->vols[d->vol];
+		if (v->objects == 0 || k->voldest < v->oldest_ns)
+			v->oldest_ns = k->voldest;
 		v->objects += dobj;
 		v->bytes += dbytes;
 		for (i = 0; i < SCAN_HIST_DAYS; i++)
 			v->hist[i] += k->vhist[i];
-		if (v->oldest_ns == 0 || k->voldest < v->oldest_ns)
-			v->oldest_ns = k->voldest;
 		if (k->vnewest > v->newest_ns)
 			v->newest_ns = k->vnewest;
 		pthread_mutex_unlock(&k->w->lock);
@@ -1028,6 +1030,8 @@ merge_stats(struct scan_stats *dst, const struct scan_stats *src)
 {
 	size_t i;
 
+	if (src->objects && (!dst->objects || src->oldest_ns < dst->oldest_ns))
+		dst->oldest_ns = src->oldest_ns;
 	dst->objects += src->objects;
 	dst->bytes += src->bytes;
 	dst->unknown += src->unknown;
@@ -1036,8 +1040,6 @@ merge_stats(struct scan_stats *dst, const struct scan_stats *src)
 	dst->errors += src->errors;
 	dst->mounts += src->mounts;
 	dst->too_deep += src->too_deep;
-	if (src->oldest_ns && (!dst->oldest_ns || src->oldest_ns < dst->oldest_ns))
-		dst->oldest_ns = src->oldest_ns;
 	if (src->newest_ns > dst->newest_ns)
 		dst->newest_ns = src->newest_ns;
 	for (i = 0; i < SCAN_HIST_DAYS; i++)

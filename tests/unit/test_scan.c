@@ -415,6 +415,49 @@ test_volume_stats(void **state)
 	scan_free(r);
 }
 
+/* An atime of 0 is a time like any other; before 1970 is the oldest bucket, the future today. */
+static void
+test_epoch_atimes(void **state)
+{
+	struct scan_result *r;
+	const struct scan_stats *st;
+	const struct scan_vol *c = NULL, *d = NULL, *e = NULL;
+	char name[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	filled("cache/Ic/@00/Dc0", 0, 4096);	/* made first: stat'ed first (inode order) */
+	filled("cache/Ic/@00/Dc1", now - 2 * DAY, 4096);
+	r = scan(0, 1);				/* one worker sees both, 0 first */
+	assert_true(scan_stats(r)->oldest_ns == 0);
+	scan_free(r);
+	filled("cache/Id/@00/Dd0", -315619200, 4096);	/* 1960-01-01 */
+	filled("cache/Ie/@00/De0", now + 5 * DAY, 4096);
+	r = scan(0, 2);
+	st = scan_stats(r);
+	for (i = 0; i < scan_nvols(r); i++) {
+		const struct scan_vol *v = scan_vol(r, i);
+		assert_int_equal(scan_dir_path(r, v->dir, name, sizeof(name)), 0);
+		if (strcmp(name, "Ic") == 0)
+			c = v;
+		else if (strcmp(name, "Id") == 0)
+			d = v;
+		else if (strcmp(name, "Ie") == 0)
+			e = v;
+	}
+	assert_non_null(c);
+	assert_non_null(d);
+	assert_non_null(e);
+	assert_int_equal(st->objects, 4);
+	assert_true(st->oldest_ns == 0);
+	assert_true(c->oldest_ns == 0);
+	assert_true(c->newest_ns == (uint64_t)(now - 2 * DAY) * 1000000000u);
+	assert_true(d->hist[SCAN_HIST_DAYS - 1] == 1 && d->hist[0] == 0);
+	assert_true(e->hist[0] == 1);
+	assert_true(st->hist[SCAN_HIST_DAYS - 1] == 2 && st->hist[0] == 1 && st->hist[2] == 1);
+	scan_free(r);
+}
+
 static void
 test_old_layout(void **state)
 {
@@ -1373,6 +1416,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size_buckets),
 		cmocka_unit_test_setup_teardown(test_volume_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_epoch_atimes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_early_snapshots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
