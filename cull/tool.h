@@ -81,14 +81,17 @@ const char *fmt_pct(uint64_t part, uint64_t whole, char *buf, size_t len); /* "1
 /*
  * What a volume directory's name says (kernel-interface reference 5.1):
  * fs is "9p", "nfs", "afs", "cifs", "ceph", "erofs" or "" (unknown), desc a
- * readable description, escaped for a terminal; an unknown name is given
- * escaped as it is.
+ * readable description, an unknown name as it is.  TOOL_VOL_TEXT escapes
+ * what comes from the name for a terminal; TOOL_VOL_RAW leaves it as it is,
+ * for a JSON writer, which escapes by its own rules.
  */
+enum tool_vol_for { TOOL_VOL_TEXT, TOOL_VOL_RAW };
 struct tool_volume {
 	char fs[8];
 	char desc[1100];		/* room for a whole name escaped */
+	enum tool_vol_for mode;
 };
-void tool_volume_decode(const char *dirname, struct tool_volume *v);
+void tool_volume_decode(const char *dirname, enum tool_vol_for mode, struct tool_volume *v);
 
 /* Commands. */
 int tool_status(struct tool_ctx *c);

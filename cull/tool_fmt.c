@@ -104,14 +104,18 @@ slashes(char *s)
 			*s = '/';
 }
 
-/* Append text, escaped, to v->desc. */
+/* Append text from the name to v->desc, escaped for a terminal if asked. */
 static void
 put(struct tool_volume *v, const char *text)
 {
 	size_t used = strlen(v->desc);
 
-	if (used + 1 < sizeof(v->desc))
+	if (used + 1 >= sizeof(v->desc))
+		return;
+	if (v->mode == TOOL_VOL_TEXT)
 		escape_text(text, v->desc + used, sizeof(v->desc) - used);
+	else
+		snprintf(v->desc + used, sizeof(v->desc) - used, "%s", text);
 }
 
 /* Append literal (our own) text to v->desc. */
@@ -164,12 +168,13 @@ decode_nfs(char **f, int n, struct tool_volume *v)
 }
 
 void
-tool_volume_decode(const char *dirname, struct tool_volume *v)
+tool_volume_decode(const char *dirname, enum tool_vol_for mode, struct tool_volume *v)
 {
 	char key[NAME_MAX + 1], *f[FIELDS_MAX];
 	int n, ok = -1;
 
 	memset(v, 0, sizeof(*v));
+	v->mode = mode;
 	if (dirname[0] != 'I' || strlen(dirname + 1) > NAME_MAX || strchr(dirname, ',') == NULL)
 		goto raw;
 	snprintf(key, sizeof(key), "%s", dirname + 1);
@@ -219,5 +224,6 @@ tool_volume_decode(const char *dirname, struct tool_volume *v)
 	}
 raw:
 	memset(v, 0, sizeof(*v));
+	v->mode = mode;
 	put(v, dirname);
 }

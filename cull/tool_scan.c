@@ -356,7 +356,7 @@ tool_report(struct tool_ctx *c)
 			struct tool_volume tv;
 			if (scan_dir_path(r, sv->dir, name, sizeof(name)) < 0)
 				continue;
-			tool_volume_decode(name, &tv);
+			tool_volume_decode(name, TOOL_VOL_RAW, &tv);
 			jw_obj_begin(&w, NULL);
 			jw_str(&w, "volume", name);
 			jw_str(&w, "fs", tv.fs);
@@ -404,7 +404,7 @@ tool_report(struct tool_ctx *c)
 		char med[32];
 		if (scan_dir_path(r, sv->dir, name, sizeof(name)) < 0)
 			continue;
-		tool_volume_decode(name, &tv);
+		tool_volume_decode(name, TOOL_VOL_TEXT, &tv);
 		if (sv->objects) {
 			unsigned m = median_day(sv->hist, sv->objects);
 			snprintf(med, sizeof(med), m == SCAN_HIST_DAYS - 1 ? ">= %ud" : "%ud", m);

@@ -161,8 +161,18 @@ vol(const char *name, const char *fs, const char *desc)
 {
 	struct tool_volume v;
 
-	tool_volume_decode(name, &v);
+	tool_volume_decode(name, TOOL_VOL_TEXT, &v);
 	assert_string_equal(v.fs, fs);
+	assert_string_equal(v.desc, desc);
+}
+
+/* For JSON the name's bytes stay as they are: the JSON writer escapes them. */
+static void
+vol_raw(const char *name, const char *desc)
+{
+	struct tool_volume v;
+
+	tool_volume_decode(name, TOOL_VOL_RAW, &v);
 	assert_string_equal(v.desc, desc);
 }
 
@@ -191,6 +201,9 @@ test_volume_names(void **state)
 	vol("Infs,4.2,7,801,1,,1,,,,1,1,3,3c,1e,3c,1", "", "Infs,4.2,7,801,1,,1,,,,1,1,3,3c,1e,3c,1");
 	vol("I9p,a\033[2J,", "9p", "9p tag a\\033[2J");
 	vol("Iweird\n\377", "", "Iweird\\012\\377");
+	vol_raw("I9p,caf\303\251,", "9p tag caf\303\251");
+	vol_raw("I9p,a\033[2J,", "9p tag a\033[2J");
+	vol_raw("Iweird\n\\", "Iweird\n\\");
 }
 
 static void
