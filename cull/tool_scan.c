@@ -192,8 +192,15 @@ tool_status(struct tool_ctx *c)
 			jw_null(&w, "cookies");
 			jw_null(&w, "volumes_acquired");
 		}
-		jw_double(&w, "free_blocks_pct", f.blocks ? (double)f.bavail * 100 / (double)f.blocks : 0, 1);
-		jw_double(&w, "free_files_pct", f.files ? (double)f.ffree * 100 / (double)f.files : 0, 1);
+		/* A filesystem without inode counts (btrfs) has no free share: null, not 0. */
+		if (f.blocks)
+			jw_double(&w, "free_blocks_pct", (double)f.bavail * 100 / (double)f.blocks, 1);
+		else
+			jw_null(&w, "free_blocks_pct");
+		if (f.files)
+			jw_double(&w, "free_files_pct", (double)f.ffree * 100 / (double)f.files, 1);
+		else
+			jw_null(&w, "free_files_pct");
 		jw_obj_begin(&w, "limits");
 		for (i = 0; i < LIM_COUNT; i++)
 			jw_u64(&w, limit_names[i], c->cfg.limit[i]);

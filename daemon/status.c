@@ -44,12 +44,16 @@ status_format_line(const struct status *s, char *buf, size_t len)
 	char eng[256];
 
 	engine_words(s, eng, sizeof(eng));
+	char files[16] = "-";
+
+	/* A filesystem without inode counts (btrfs) has no free share to show. */
+	if (s->fs.files)
+		snprintf(files, sizeof(files), "%.1f%%", status_pct(s->fs.ffree, s->fs.files));
 	snprintf(buf, len, "bound tag %s on %s; free blocks %.1f%% (cull below %u%%, run %u%%), "
-		 "free files %.1f%% (cull below %u%%, run %u%%); %s; %s",
+		 "free files %s (cull below %u%%, run %u%%); %s; %s",
 		 s->tag[0] ? s->tag : "CacheFiles", s->dir,
 		 status_pct(s->fs.bavail, s->fs.blocks), s->limit_pct[LIM_BCULL],
-		 s->limit_pct[LIM_BRUN],
-		 status_pct(s->fs.ffree, s->fs.files), s->limit_pct[LIM_FCULL],
+		 s->limit_pct[LIM_BRUN], files, s->limit_pct[LIM_FCULL],
 		 s->limit_pct[LIM_FRUN],
 		 s->kernel_cull ? "culling" : "within limits", eng);
 }
@@ -91,7 +95,10 @@ status_format_json(const struct status *s, char *buf, size_t size)
 	jw_str(&w, "state", status_state(s));
 	jw_u64(&w, "goals", e->goals);
 	jw_double(&w, "free_blocks_pct", status_pct(s->fs.bavail, s->fs.blocks), 1);
-	jw_double(&w, "free_files_pct", status_pct(s->fs.ffree, s->fs.files), 1);
+	if (s->fs.files)
+		jw_double(&w, "free_files_pct", status_pct(s->fs.ffree, s->fs.files), 1);
+	else
+		jw_null(&w, "free_files_pct");	/* no inode counts (btrfs): not 0 % */
 	for (i = 0; i < LIM_COUNT; i++)
 		jw_u64(&w, lim[i], s->limit_pct[i]);
 	jw_u64(&w, "blocks", s->fs.blocks);

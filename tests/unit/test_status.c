@@ -130,6 +130,26 @@ test_culling_disabled_is_stopped(void **state)
 	expect(buf, "culling_enabled", "false");
 }
 
+/* btrfs reports no inode counts: no free share of files, not 0 % free. */
+static void
+test_no_inode_counts_is_null(void **state)
+{
+	char buf[CONTROL_REPLY_MAX], line[512];
+	struct status s;
+
+	(void)state;
+	sample(&s);
+	s.fs.files = s.fs.ffree = 0;
+	assert_true(status_format_json(&s, buf, sizeof(buf)) > 0);
+	expect(buf, "free_files_pct", "null");
+	expect(buf, "free_blocks_pct", "12.3");
+	status_format_line(&s, line, sizeof(line));
+	assert_non_null(strstr(line, "free files - (cull below 8%"));
+	s.fs.files = 300;
+	status_format_line(&s, line, sizeof(line));
+	assert_non_null(strstr(line, "free files 0.0% (cull below 8%"));
+}
+
 static void
 test_too_small_a_buffer_fails_cleanly(void **state)
 {
@@ -148,6 +168,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_key_and_value),
 		cmocka_unit_test(test_culling_disabled_is_stopped),
+		cmocka_unit_test(test_no_inode_counts_is_null),
 		cmocka_unit_test(test_too_small_a_buffer_fails_cleanly),
 	};
 
