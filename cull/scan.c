@@ -509,6 +509,9 @@ offer(struct worker *k, uint64_t at, uint64_t ino, uint32_t dir)
 		return;
 	if (k->limited && (at > k->limit_at || (at == k->limit_at && ino >= k->limit_ino)))
 		return;
+	if (k->w->opt->after != NULL && (at < k->w->opt->after->atime_ns ||
+	    (at == k->w->opt->after->atime_ns && ino <= k->w->opt->after->ino)))
+		return;
 	cand_set(&k->batch[k->nbatch++], at, ino, dir);
 	if (k->nbatch == BATCH) {
 		pthread_mutex_lock(&k->w->lock);

@@ -76,6 +76,12 @@ struct scan_opts {
 	 * older than namememo_below(memo) as they stat them (namememo.h).
 	 */
 	struct namememo *memo;
+	/*
+	 * NULL, or only objects after this key (atime, then inode number) are
+	 * candidates: a pass that goes on where a full table of the last one
+	 * ended (cachefiles-cull trim).
+	 */
+	const struct cand_key *after;
 };
 
 /* Updated while the scan runs (relaxed atomics): read from any thread. */

@@ -116,6 +116,8 @@ int tool_proc_cookies(uint64_t *cookies, uint64_t *volumes);
 
 /* tool_scan.c: a scan with progress on a terminal after a second. */
 struct scan_result;
-struct scan_result *tool_scan(struct tool_ctx *c, size_t max_candidates);
+struct cand_key;
+struct scan_result *tool_scan(struct tool_ctx *c, size_t max_candidates,
+			       const struct cand_key *after);
 
 #endif

@@ -75,7 +75,7 @@ progress_main(void *arg)
 }
 
 struct scan_result *
-tool_scan(struct tool_ctx *c, size_t max_candidates)
+tool_scan(struct tool_ctx *c, size_t max_candidates, const struct cand_key *after)
 {
 	struct scan_opts opt;
 	struct progress pr;
@@ -85,6 +85,7 @@ tool_scan(struct tool_ctx *c, size_t max_candidates)
 
 	memset(&opt, 0, sizeof(opt));
 	opt.max_candidates = max_candidates;
+	opt.after = after;
 	opt.threads = c->cfg.scan_threads ? c->cfg.scan_threads : 1;
 	memset(&pr, 0, sizeof(pr));
 	pthread_mutex_init(&pr.lock, NULL);
@@ -168,7 +169,7 @@ tool_status(struct tool_ctx *c)
 		fprintf(stderr, "cachefiles-cull: statvfs: %s\n", strerror(errno));
 		return TOOL_ERR;
 	}
-	if ((r = tool_scan(c, 0)) == NULL)
+	if ((r = tool_scan(c, 0, NULL)) == NULL)
 		return TOOL_ERR;
 	st = scan_stats(r);
 	if (!d.answers || json_get(d.reply, "state", state, sizeof(state)) < 0)
@@ -337,7 +338,7 @@ size_label(unsigned i, char *buf, size_t len)
 int
 tool_report(struct tool_ctx *c)
 {
-	struct scan_result *r = tool_scan(c, 0);
+	struct scan_result *r = tool_scan(c, 0, NULL);
 	const struct scan_stats *st;
 	uint64_t max = 0, weeks[SCAN_HIST_DAYS / 7 + 2];
 	char name[PATH_MAX], b1[TOOL_FMT_MAX], b2[TOOL_FMT_MAX], b3[16], label[32];
@@ -467,7 +468,7 @@ tool_report(struct tool_ctx *c)
 int
 tool_list(struct tool_ctx *c)
 {
-	struct scan_result *r = tool_scan(c, (size_t)c->o->count);
+	struct scan_result *r = tool_scan(c, (size_t)c->o->count, NULL);
 	struct victims *vs;
 	struct victim v;
 	struct jw w;

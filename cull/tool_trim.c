@@ -38,8 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PASSES_MAX 16		/* rescans when the candidate table ran dry */
-
 static uint64_t
 pct_ceil(uint64_t total, uint64_t pct)
 {
@@ -88,7 +86,17 @@ struct trim {
 	struct target t;		/* free counts wanted */
 	uint64_t before_ns;		/* --older-than cut-off */
 	uint64_t removed, bytes, skipped;
+	uint64_t failed;		/* objects that would not go (unlink refused) */
+	struct cand_key last;		/* the latest object handed: a next pass starts after it */
+	int have_last;
 	struct jw w;
+};
+
+/* How a pass ended. */
+enum pass_end {
+	PASS_ERROR = -1,
+	PASS_RAN_OUT,			/* its table is done, the goal is not */
+	PASS_STOPPED,			/* the goal is met, or --older-than reached its cut-off */
 };
 
 static int
@@ -126,50 +134,121 @@ show(struct trim *t, const char *dir, const struct victim *v)
 	}
 }
 
-/* One pass over a fresh scan: 1 goal met, 0 candidates ran out, -1 error. */
+/*
+ * Is DIR/cache still the directory opened at start?  Every check of a
+ * victim is made below that descriptor: were DIR/cache moved away (and
+ * perhaps replaced), trim would go on removing files that are no longer
+ * in DIR/cache.  By path, without following a link, before each removal,
+ * as the daemon does before each batch.  The tool never changes its
+ * working directory, so a relative DIR names the same place throughout.
+ */
 static int
+cache_in_place(const struct tool_ctx *c)
+{
+	char path[PATH_MAX], e[ESCAPE_SIZE(128)];
+	struct stat here, there;
+
+	if (snprintf_checked(path, sizeof(path), "%s/cache", c->dir) != -1 &&
+	    fstat(c->cachefd, &here) == 0 &&
+	    fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    here.st_dev == there.st_dev && here.st_ino == there.st_ino)
+		return 1;
+	escape_text(path, e, sizeof(e));
+	fprintf(stderr, "cachefiles-cull: %s is no longer the directory trim opened "
+		"(moved, replaced or removed); stopping\n", e);
+	return 0;
+}
+
+static void
+note_key(struct trim *t, const struct victim *v)
+{
+	if (!t->have_last || v->atime_ns > t->last.atime_ns ||
+	    (v->atime_ns == t->last.atime_ns && v->ino > t->last.ino)) {
+		t->last.atime_ns = v->atime_ns;
+		t->last.ino = v->ino;
+		t->have_last = 1;
+	}
+}
+
+/* One object handed by the victims iterator: removed (or listed), or not. */
+static void
+take(struct trim *t, struct victims *vs, const struct victim *v, const char *dir)
+{
+	struct tool_ctx *c = t->c;
+	char ed[ESCAPE_SIZE(PATH_MAX)], en[ESCAPE_SIZE(NAME_MAX)];
+
+	if (!victims_in_place(vs, v)) {
+		t->skipped++;
+		return;
+	}
+	if (!c->o->dry_run && unlinkat(v->dirfd, v->name, 0) < 0) {
+		if (errno != ENOENT) {
+			int e = errno;
+			fprintf(stderr, "cachefiles-cull: %s%s%s: unlink: %s\n",
+				escaped(dir, ed, sizeof(ed)), dir[0] ? "/" : "",
+				escaped(v->name, en, sizeof(en)), strerror(e));
+			t->failed++;
+		}
+		t->skipped++;
+		return;
+	}
+	show(t, dir, v);
+	t->removed++;
+	t->bytes += v->blocks * 512;
+	if (c->o->dry_run || target_fsfree(c->cachefd, &t->f) < 0) {
+		t->f.bavail += (v->blocks * 512 + t->f.bsize - 1) / (t->f.bsize ? t->f.bsize : 4096);
+		t->f.ffree++;
+	}
+}
+
+/*
+ * One pass over a fresh scan of the objects after the last one handed (a
+ * dry run removes nothing, so a pass after a full table must not list the
+ * same objects again).  *full: the table was full, more may be left.
+ */
+static enum pass_end
 pass(struct trim *t, size_t cap, int *full)
 {
 	struct tool_ctx *c = t->c;
-	struct scan_result *r = tool_scan(c, cap);
+	struct scan_result *r = tool_scan(c, cap, t->have_last ? &t->last : NULL);
 	struct victims *vs;
 	struct victim v;
-	char dir[PATH_MAX], esc[ESCAPE_SIZE(NAME_MAX)];
-	int done = 0;
+	char dir[PATH_MAX];
+	enum pass_end end = PASS_RAN_OUT;
 
 	if (r == NULL)
-		return -1;
+		return PASS_ERROR;
 	*full = scan_ncand(r) >= cap;
 	vs = victims_new(r, c->cachefd);
-	while (!(done = met(t)) && victims_next(vs, &v)) {
-		if (c->o->goal.kind == TG_OLDER_THAN && v.atime_ns >= t->before_ns) {
-			done = 1;
-			break;
-		}
-		if (scan_dir_path(r, v.dir, dir, sizeof(dir)) < 0 || !victims_in_place(vs, &v)) {
+	while (end == PASS_RAN_OUT && victims_next(vs, &v)) {
+		note_key(t, &v);
+		if (c->o->goal.kind == TG_OLDER_THAN && v.atime_ns >= t->before_ns)
+			end = PASS_STOPPED;
+		else if (!cache_in_place(c))
+			end = PASS_ERROR;
+		else if (scan_dir_path(r, v.dir, dir, sizeof(dir)) < 0)
 			t->skipped++;
-			continue;
-		}
-		if (!c->o->dry_run && unlinkat(v.dirfd, v.name, 0) < 0) {
-			if (errno != ENOENT)
-				fprintf(stderr, "cachefiles-cull: %s: unlink: %s\n",
-					escaped(v.name, esc, sizeof(esc)), strerror(errno));
-			t->skipped++;
-			continue;
-		}
-		show(t, dir, &v);
-		t->removed++;
-		t->bytes += v.blocks * 512;
-		if (c->o->dry_run || target_fsfree(c->cachefd, &t->f) < 0) {
-			t->f.bavail += (v.blocks * 512 + t->f.bsize - 1) / (t->f.bsize ? t->f.bsize : 4096);
-			t->f.ffree++;
-		}
+		else
+			take(t, vs, &v, dir);
+		if (end == PASS_RAN_OUT && met(t))
+			end = PASS_STOPPED;
 	}
-	if (!done && c->o->goal.kind == TG_OLDER_THAN && !*full)
-		done = 1;	/* every object older than the cut-off went */
 	victims_free(vs);
 	scan_free(r);
-	return done;
+	return end;
+}
+
+/* Candidates: every object the filesystem can hold, within cull_memory. */
+static size_t
+table_size(const struct tool_ctx *c, const struct fsfree *f)
+{
+	size_t cap = (size_t)(c->cfg.cull_memory / sizeof(struct cand));
+	uint64_t used = f->files > f->ffree ? f->files - f->ffree : 0;
+
+	/* No inode counts (btrfs): the files in use are unknown, not 0. */
+	if (f->files != 0 && used + 1 < cap)
+		cap = (size_t)used + 1;
+	return cap < TARGET_FLOOR ? TARGET_FLOOR : cap;
 }
 
 int
@@ -180,9 +259,10 @@ tool_trim(struct tool_ctx *c)
 	struct tool_daemon d;
 	struct trim t;
 	struct timespec ts;
-	uint64_t t0 = now_ms(), used;
+	uint64_t t0 = now_ms();
+	enum pass_end end;
 	size_t cap;
-	int devfd = -1, r = 0, full = 0, i;
+	int devfd = -1, r = 0, full = 0, progress;
 	char gd[64], b[TOOL_FMT_MAX];
 
 	if (tool_proc_bound(c->cfg.tag) == 1) {
@@ -225,26 +305,29 @@ tool_trim(struct tool_ctx *c)
 	default:
 		break;
 	}
-	/* Candidates: every object the filesystem can hold, within cull_memory. */
-	used = t.f.files > t.f.ffree ? t.f.files - t.f.ffree : 0;
-	cap = (size_t)(c->cfg.cull_memory / sizeof(struct cand));
-	if (used + 1 < cap)
-		cap = (size_t)used + 1;
-	if (cap < TARGET_FLOOR)
-		cap = TARGET_FLOOR;
+	cap = table_size(c, &t.f);
 	if (c->o->json) {
 		jw_init(&t.w, stdout);
 		jw_obj_begin(&t.w, NULL);
 		jw_arr_begin(&t.w, "objects");
 	}
-	for (i = 0; i < PASSES_MAX; i++) {
-		uint64_t before = t.removed;
-		if ((r = pass(&t, cap, &full)) != 0)
-			break;
-		/* A dry run removes nothing: another pass would find the same. */
-		if (!full || t.removed == before || c->o->dry_run)
-			break;
+	/* Until the goal, or a pass whose table held all that was left, or handed nothing. */
+	end = met(&t) ? PASS_STOPPED : PASS_RAN_OUT;
+	for (progress = 1; end == PASS_RAN_OUT && progress;) {
+		struct cand_key was = t.last;
+		int had = t.have_last;
+		end = pass(&t, cap, &full);
+		/* note_key() only moves forward: a pass that handed nothing new ends it. */
+		progress = full && t.have_last && (!had || t.last.atime_ns != was.atime_ns ||
+						   t.last.ino != was.ino);
 	}
+	/* --older-than is met when every object older than the cut-off went. */
+	if (end == PASS_ERROR)
+		r = -1;
+	else if (g->kind == TG_OLDER_THAN)
+		r = (end == PASS_STOPPED || !full) && t.failed == 0;
+	else
+		r = end == PASS_STOPPED;
 	tool_goal_describe(g, gd, sizeof(gd));
 	if (c->o->json) {
 		jw_arr_end(&t.w);

@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cachefiles-cull trim beyond one table: with more objects than cull_memory
+# holds, a dry run lists what the real run removes (each pass goes on after
+# the last object of the one before), on a filesystem without inode counts
+# (tmpfs nr_inodes=0, as btrfs) the whole goal is reached; an object that
+# cannot be removed leaves --older-than unmet (status 3); and once DIR/cache
+# has been moved away, trim removes nothing more there.
+. "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
+. "$TOP/tests/integ/tool-lib.inc"
+
+SIM_FS_SIZE=64m SIM_FS_INODES=0
+tool_setup
+[ "$SIM_TMPFS" = 1 ] || { skip "trim beyond one table" "no tmpfs of our own (mount failed)"; tap_done; exit; }
+check_eq "the filesystem reports no inode counts" 0 "$(stat -f -c %c "$SIM_FS")"
+N=70000				# more than cull_memory 1M holds (52,428) and than 16 x 4096
+DEV=$SIM_TMP/device
+: >"$DEV"
+CONF=$SIM_TMP/small.conf
+printf 'dir %s\ncull_memory 1M\n' "$SIM_DIR" >"$CONF"
+old=$(( $(date +%s) - 30 * 86400 ))
+count() { find "$1" -type f -name 'D*' | wc -l; }
+make_cache() {
+	rm -rf "$SIM_DIR/cache"
+	mkdir -p "$SIM_DIR/cache/Ivol"
+	"$CFSIM" populate "$SIM_DIR/cache/Ivol" "$N" 0 256 &&
+	    find "$SIM_DIR/cache" -type f -exec touch -a -d "@$old" {} +
+}
+trim() {
+	"$TOOL" -f "$CONF" -s "$SIM_TMP/no-daemon" trim --older-than 1d "$@" >"$TOOL_OUT" 2>"$TOOL_ERR"
+}
+
+check "$N objects made" make_cache
+trim --dry-run
+check_eq "dry run over more than one table: status 0" 0 $?
+check_grep "dry run lists every object" "^would remove $N objects .* would be met" "$TOOL_OUT"
+check_eq "dry run lists each object once" "$N" "$(grep -c ' Ivol/@' "$TOOL_OUT")"
+check_eq "dry run lists no object twice" "$N" "$(grep ' Ivol/@' "$TOOL_OUT" | sort -u | wc -l)"
+check_eq "dry run removes nothing" "$N" "$(count "$SIM_DIR/cache")"
+trim --device "$DEV"
+check_eq "real run over more than one table: status 0" 0 $?
+check_grep "real run removes every object" "^removed $N objects .* met" "$TOOL_OUT"
+check_eq "nothing left" 0 "$(count "$SIM_DIR/cache")"
+
+# The default cull_memory on a filesystem without inode counts: one table.
+check "$N objects made again" make_cache
+"$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" trim --older-than 1d --device "$DEV" >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_eq "no inode counts: status 0" 0 $?
+check_eq "no inode counts: nothing left" 0 "$(count "$SIM_DIR/cache")"
+
+# An object that will not go: --older-than is not met.
+rm -rf "$SIM_DIR/cache"; mkdir -p "$SIM_DIR/cache/Ivol"
+"$CFSIM" populate "$SIM_DIR/cache/Ivol" 10 0 4
+find "$SIM_DIR/cache" -type f -exec touch -a -d "@$old" {} +
+if chattr +i "$SIM_DIR/cache/Ivol/@02/D2" 2>/dev/null; then
+	trim --device "$DEV"
+	check_eq "an immutable object: status 3" 3 $?
+	check_grep "an immutable object: not met" "^removed 9 objects .* not met" "$TOOL_OUT"
+	check_grep "the failure names the object" "Ivol/@02/D2: unlink: Operation not permitted" "$TOOL_ERR"
+	chattr -i "$SIM_DIR/cache/Ivol/@02/D2"
+else
+	skip "an immutable object: status 3" "chattr +i does not work on this tmpfs"
+fi
+
+# DIR/cache moved away while trim waits on its output: nothing more goes.
+check "$N objects made a third time" make_cache
+mkfifo "$SIM_TMP/fifo"
+"$TOOL" -f "$CONF" -s "$SIM_TMP/no-daemon" trim --older-than 1d --json --device "$DEV" \
+    >"$SIM_TMP/fifo" 2>"$TOOL_ERR" &
+tpid=$!
+SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $tpid"
+exec 8<"$SIM_TMP/fifo"
+# It blocks in write(2) once the pipe is full (its JSON names each object removed).
+blocked() { read -r nr _ <"/proc/$tpid/syscall" && [ "$nr" = 1 ]; }
+if wait_for 60 blocked; then
+	mv "$SIM_DIR/cache" "$SIM_FS/moved"
+	mkdir "$SIM_DIR/cache"
+	n1=$(count "$SIM_FS/moved")
+	cat <&8 >/dev/null
+	exec 8<&-
+	wait "$tpid"
+	check_eq "cache moved away: status 1" 1 $?
+	check "some objects had gone before the move" test "$n1" -lt "$N"
+	check_eq "none went after the move" "$n1" "$(count "$SIM_FS/moved")"
+	check_grep "cache moved away: says so" "cache is no longer the directory trim opened" "$TOOL_ERR"
+else
+	exec 8<&-
+	not_ok "trim blocked on its output"
+fi
+tap_done
