@@ -372,8 +372,12 @@ tool_main(int argc, char *argv[])
 		config_defaults(&c.cfg);
 	}
 	c.dir = o.dir ? o.dir : c.cfg.dir;
-	/* The daemon's socket as its configuration names it, unless -s says otherwise. */
-	if (o.socket == NULL && c.cfg.control_socket[0] != '\0')
+	/*
+	 * The daemon's socket as its configuration names it (the default one
+	 * when no file was read), unless -s says otherwise; "" when the file
+	 * turns it off (control_socket none): then no daemon takes requests.
+	 */
+	if (o.socket == NULL)
 		c.socket = c.cfg.control_socket;
 	if (o.cmd != CMD_CULL && (r = open_cache(&c)) != TOOL_OK)
 		return r;

@@ -31,6 +31,10 @@ tool_daemon_status(const char *socket, struct tool_daemon *d)
 	char ok[8];
 
 	memset(d, 0, sizeof(*d));
+	if (socket[0] == '\0') {	/* control_socket none */
+		d->err = ENOENT;
+		return;
+	}
 	if (control_call(socket, "status", d->reply, sizeof(d->reply), STATUS_TIMEOUT_MS) < 0) {
 		d->err = errno;
 		d->reply[0] = '\0';
@@ -131,6 +135,12 @@ tool_cull(struct tool_ctx *c)
 	case TG_BYTES: snprintf(req, sizeof(req), "cull bytes %" PRIu64, g->value); break;
 	case TG_OLDER_THAN: snprintf(req, sizeof(req), "cull older-than %" PRIu64, g->value); break;
 	default: return TOOL_USAGE;
+	}
+	if (c->socket[0] == '\0') {
+		fprintf(stderr, "cachefiles-cull: the configuration turns the daemon's control "
+			"socket off (control_socket none), so it takes no requests; name a "
+			"socket with -s\n");
+		return TOOL_ERR;
 	}
 	escape_text(c->socket, sock, sizeof(sock));
 	if (control_call(c->socket, req, reply, sizeof(reply), 0) < 0) {

@@ -182,7 +182,10 @@ tool_status(struct tool_ctx *c)
 		jw_str(&w, "tag", c->cfg.tag[0] ? c->cfg.tag : "CacheFiles");
 		jw_bool(&w, "bound", bound);
 		jw_str(&w, "bound_from", how);
-		jw_str(&w, "socket", c->socket);
+		if (c->socket[0] != '\0')
+			jw_str(&w, "socket", c->socket);
+		else
+			jw_null(&w, "socket");	/* control_socket none */
 		jw_bool(&w, "daemon_answers", d.answers);
 		if (have_cookies) {
 			jw_bool(&w, "in_use", cookies > 0);
@@ -254,6 +257,8 @@ tool_status(struct tool_ctx *c)
 		printf("%-12s %s, %" PRIu64 " goals; %" PRIu64 " scans, culled %" PRIu64
 		       " objects (%s)\n", "daemon", b3, goals, scans, culled,
 		       fmt_bytes(cb, b1, sizeof(b1)));
+	} else if (c->socket[0] == '\0') {
+		printf("%-12s no control socket (control_socket none)\n", "daemon");
 	} else {
 		printf("%-12s not answering on %s (%s)\n", "daemon", sock, strerror(d.err));
 	}

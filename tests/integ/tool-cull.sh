@@ -89,6 +89,17 @@ stop
 cullc --to-run; check_eq "no daemon: status 1" 1 $?
 check_grep "no daemon: points at trim" 'no daemon answers.*cachefiles-cull trim' "$TOOL_ERR"
 
+# control_socket none: no socket at all, not the default one.
+printf 'dir %s\ncontrol_socket none\n' "$SIM_DIR" >"$SIM_TMP/nosock.conf"
+"$TOOL" -f "$SIM_TMP/nosock.conf" cull --to-run >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_eq "control_socket none: cull refuses, status 1" 1 $?
+check_grep "  ... saying the socket is off" 'control_socket none' "$TOOL_ERR"
+check_no_grep_may_be_empty "  ... without trying the default socket" '/run/cachefilesd' "$TOOL_ERR"
+"$TOOL" -f "$SIM_TMP/nosock.conf" status >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_grep "control_socket none: status says so" '^daemon +no control socket \(control_socket none\)' "$TOOL_OUT"
+"$TOOL" -f "$SIM_TMP/nosock.conf" status --json >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_grep "control_socket none: status --json socket is null" '"socket":null,"daemon_answers":false' "$TOOL_OUT"
+
 # cull without -s or -f: the socket the default file names.  The file is
 # put in /etc inside a mount namespace of its own (an overlay on /etc), so
 # the host's /etc is never touched.
