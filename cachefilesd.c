@@ -12,9 +12,11 @@
 #include "lib/log.h"
 #include "daemon/options.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * Configuration errors always reach the terminal that started us, and the
@@ -42,6 +44,16 @@ error_count(struct options *opt, int errors)
 	config_error(opt, msg);
 }
 
+/* What was printed reached standard output: 0, or 1 (EXIT_FAILED) with a message. */
+static int
+stdout_done(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "cachefilesd: standard output: %s\n", strerror(errno));
+	return EXIT_FAILED;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -54,10 +66,10 @@ main(int argc, char **argv)
 	switch (opt.action) {
 	case OPT_HELP:
 		options_usage(stdout);
-		return 0;
+		return stdout_done();
 	case OPT_VERSION:
 		printf("cachefilesd version %s\n", VERSION);
-		return 0;
+		return stdout_done();
 	case OPT_TEST:
 	case OPT_RUN:
 		break;
@@ -80,7 +92,7 @@ main(int argc, char **argv)
 		}
 		config_dump(&cfg, stdout);
 		printf("configuration OK\n");
-		return 0;
+		return stdout_done();
 	}
 	if (errors) {
 		error_count(&opt, errors);

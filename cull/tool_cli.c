@@ -345,13 +345,15 @@ tool_main(int argc, char *argv[])
 		fprintf(stderr, "cachefiles-cull: %s\n", err);
 		return TOOL_USAGE;
 	}
-	if (o.help) {
-		tool_usage(stdout);
-		return TOOL_OK;
-	}
-	if (o.version) {
-		printf("cachefiles-cull %s\n", VERSION);
-		return TOOL_OK;
+	if (o.help || o.version) {
+		if (o.help)
+			tool_usage(stdout);
+		else
+			printf("cachefiles-cull %s\n", VERSION);
+		if (fflush(stdout) == 0 && !ferror(stdout))
+			return TOOL_OK;
+		fprintf(stderr, "cachefiles-cull: standard output: %s\n", strerror(errno));
+		return TOOL_ERR;
 	}
 	memset(&c, 0, sizeof(c));
 	c.o = &o;

@@ -134,6 +134,13 @@ check_grep "  ... prints the version" 'cachefilesd.*[0-9]+\.[0-9]+' "$T/out"
 cmd "--version exits 0" 0 --version
 cmd "--help exits 0" 0 --help
 check_grep "  ... usage on stdout" '^usage: cachefilesd' "$T/out"
+# Output that cannot be written is a failure, not a silent 0.
+for a in -v --help "-t -f $C"; do
+	# shellcheck disable=SC2086
+	"$CFD" $a >/dev/full 2>"$T/err"
+	check_eq "$a with standard output full: status 1" 1 $?
+	check_grep "  ... and says so" 'standard output: No space left' "$T/err"
+done
 cmd "unknown option exits 2" 2 -x
 check_grep "  ... names it" '\-x' "$T/err"
 cmd "-f without its argument exits 2" 2 -f

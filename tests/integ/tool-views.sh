@@ -81,6 +81,8 @@ bad 1 -d "$SIM_DIR/cache/Iv1/@01/Xforeign" report
 check_grep "not a cache: a clear reason" 'not a directory' "$TOOL_ERR"
 bad 1 -f "$SIM_TMP/missing.conf" status
 check "--help exits 0" sh -c "\"\$0\" --help >/dev/null" "$TOOL"
+check "--help with standard output full: status 1" sh -c "\"\$0\" --help >/dev/full 2>/dev/null; [ \$? = 1 ]" "$TOOL"
+check "--version with standard output full: status 1" sh -c "\"\$0\" --version >/dev/full 2>/dev/null; [ \$? = 1 ]" "$TOOL"
 check_grep "--version prints it" '^cachefiles-cull [0-9]' "$(
 	"$TOOL" --version >"$SIM_TMP/v"; echo "$SIM_TMP/v")"
 check_eq "nothing was changed" "$before" "$(tree_sums)"
