@@ -52,16 +52,24 @@ usage_error(FILE *err, const char *fmt, ...)
 	return -1;
 }
 
-/* The option as the user typed it, for messages. */
+/* Was the option getopt just refused given in its long form (--name)? */
+static int
+was_long(char **argv)
+{
+	return optind > 0 && strncmp(argv[optind - 1], "--", 2) == 0;
+}
+
+/* The option as the user typed it, for messages (getopt has moved past it). */
 static const char *
 typed(char **argv, int c, char *buf, size_t size)
 {
-	if (c != 0) {
-		snprintf(buf, size, "-%c", c);
+	if (was_long(argv)) {
+		const char *a = argv[optind - 1];
+		snprintf(buf, size, "%.*s", (int)strcspn(a, "="), a);
 		return buf;
 	}
-	/* An unknown long option: getopt has moved past it. */
-	return argv[optind - 1];
+	snprintf(buf, size, "-%c", c);
+	return buf;
 }
 
 /*
@@ -82,7 +90,7 @@ set_action(struct options *o, enum options_action a)
 int
 options_parse(struct options *o, int argc, char **argv, FILE *err)
 {
-	char buf[8];
+	char buf[64];	/* an option as typed, cut at 63 bytes */
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -130,6 +138,10 @@ options_parse(struct options *o, int argc, char **argv, FILE *err)
 			return usage_error(err, "option %s needs an argument",
 					   typed(argv, optopt, buf, sizeof(buf)));
 		default:
+			/* A known long option given "=value" it does not take: optopt names it. */
+			if (optopt != 0 && was_long(argv))
+				return usage_error(err, "option %s takes no argument",
+						   typed(argv, optopt, buf, sizeof(buf)));
 			return usage_error(err, "unknown option %s",
 					   typed(argv, optopt, buf, sizeof(buf)));
 		}

@@ -208,6 +208,13 @@ test_errors(void **state)
 	expect_usage_error(run(&o, "-dz", NULL), "cachefilesd: unknown option -z");
 	expect_usage_error(run(&o, "--bogus", NULL),
 			   "cachefilesd: unknown option --bogus");
+	expect_usage_error(run(&o, "--bogus=1", NULL),
+			   "cachefilesd: unknown option --bogus");
+	/* A known long option with a value it does not take: named as typed, not as -h. */
+	expect_usage_error(run(&o, "--help=foo", NULL),
+			   "cachefilesd: option --help takes no argument");
+	expect_usage_error(run(&o, "-n", "--version=1", NULL),
+			   "cachefilesd: option --version takes no argument");
 	expect_usage_error(run(&o, "-f", NULL),
 			   "cachefilesd: option -f needs an argument");
 	expect_usage_error(run(&o, "-n", "-p", NULL),
