@@ -24,6 +24,7 @@
 
 enum kind {
 	K_PATH,		/* absolute path, into a char array */
+	K_FILE,		/* absolute path of a file (no trailing '/'), into a char array */
 	K_TEXT,		/* free text up to the end of the line, into a char array */
 	K_PERCENT,	/* N% (unsigned) */
 	K_UINT,		/* decimal number (unsigned) */
@@ -96,7 +97,7 @@ static const struct directive table[] = {
 	  "keep what a scan learned in DIR/cachefilesd.state for the next start" },
 	{ "control_socket", K_SOCKET, F(control_socket), FSIZE(control_socket), 0, 0, 0,
 	  "PATH|none", NULL, "Unix socket cachefiles-cull talks to the daemon on" },
-	{ "metrics_file", K_PATH, F(metrics_file), FSIZE(metrics_file), 0, 0, 0, "PATH",
+	{ "metrics_file", K_FILE, F(metrics_file), FSIZE(metrics_file), 0, 0, 0, "PATH",
 	  "no metrics file",
 	  "file the daemon keeps metrics in, in Prometheus text format" },
 };
@@ -301,6 +302,7 @@ config_defaults(struct config *cfg)
 	for (i = 0; i < NDIRECTIVES; i++) {
 		switch (table[i].kind) {
 		case K_PATH:
+		case K_FILE:
 		case K_TEXT:
 			break;
 		case K_SOCKET:
@@ -453,7 +455,7 @@ set_text(struct parse *p, unsigned line, const struct directive *d,
 			 (unsigned char)*c, show(arg, q, sizeof(q)));
 		return -1;
 	}
-	if ((d->kind == K_PATH || d->kind == K_SOCKET) && arg[0] != '/') {
+	if ((d->kind == K_PATH || d->kind == K_FILE || d->kind == K_SOCKET) && arg[0] != '/') {
 		error_at(p, line, "%s: '%s' is not an absolute path", d->name,
 			 show(arg, q, sizeof(q)));
 		return -1;
@@ -541,6 +543,21 @@ set_socket(struct parse *p, unsigned line, const struct directive *d, const char
 	return set_text(p, line, d, arg);
 }
 
+/* A path naming a file: one ending in '/' can only be a directory. */
+static int
+set_file(struct parse *p, unsigned line, const struct directive *d, const char *arg)
+{
+	char q[SHOW_MAX + 8];
+	size_t len = strlen(arg);
+
+	if (len > 0 && arg[len - 1] == '/') {
+		error_at(p, line, "%s: '%s' names a directory, not a file", d->name,
+			 show(arg, q, sizeof(q)));
+		return -1;
+	}
+	return set_text(p, line, d, arg);
+}
+
 static int
 set_value(struct parse *p, unsigned line, const struct directive *d, char *arg)
 {
@@ -550,6 +567,8 @@ set_value(struct parse *p, unsigned line, const struct directive *d, char *arg)
 	case K_PATH:
 	case K_TEXT:
 		return set_text(p, line, d, arg);
+	case K_FILE:
+		return set_file(p, line, d, arg);
 	case K_SOCKET:
 		return set_socket(p, line, d, arg);
 	case K_RESUME:
@@ -602,7 +621,7 @@ parse_directive(struct parse *p, unsigned line, char *word)
 		return;
 	}
 	i = d - table;
-	if (p->line[i] != 0 && (d->kind == K_PATH || d->kind == K_TEXT ||
+	if (p->line[i] != 0 && (d->kind == K_PATH || d->kind == K_FILE || d->kind == K_TEXT ||
 	    d->kind == K_SOCKET)) {
 		/* The kernel refuses a second dir, tag or secctx; one path each. */
 		error_at(p, line, "'%s' already given at line %u", d->name,
@@ -799,6 +818,7 @@ dump_one(const struct config *cfg, const struct directive *d, FILE *out)
 
 	switch (d->kind) {
 	case K_PATH:
+	case K_FILE:
 	case K_TEXT:
 		s = cfield(cfg, d);
 		if (*s != '\0')
