@@ -28,6 +28,10 @@ run start
 check_eq "RUN= unset in a 0.10.10 defaults file: start does nothing, status 0" 0 $?
 check_grep "  ... and says RUN=yes is needed" 'RUN=yes' "$SIM_TMP/out"
 check "  ... no pidfile" test ! -e "$P"
+# The postinst restarts the service on every upgrade: disabled is not a failure.
+run restart
+check_eq "RUN= unset: restart does nothing, status 0" 0 $?
+check "  ... no pidfile after restart" test ! -e "$P"
 
 printf 'RUN=yes\nDAEMON_OPTS="-f %s"\n' "$SIM_CONF" >"$D"
 run start
