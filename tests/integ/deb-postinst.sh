@@ -38,6 +38,17 @@ check_grep "  ... the reload checks the -f file" '^ExecReload=/usr/sbin/cachefil
 check_grep "  ... then sends SIGHUP to \$MAINPID" '^ExecReload=/bin/kill -HUP \$MAINPID$' "$D"
 check_grep "  ... and says where" 'carried into' "$T/out"
 
+# A last line that returns non-zero, as 0.10.10's script (no set -e) allowed.
+printf 'RUN=yes\nDAEMON_OPTS="-d"\n[ -r /nonexistent ] && DAEMON_OPTS=-N\n' >"$T/default"
+pi configure 0.10.10-0.3
+check_eq "a defaults file whose last line fails: the postinst succeeds" 0 $?
+check "  ... RUN=yes still read (the unit's state left to debhelper)" test ! -e "$T/calls"
+check_grep "  ... DAEMON_OPTS still read" '^ExecStart=/usr/sbin/cachefilesd -n -d$' "$D"
+printf 'RUN=yes\nDAEMON_OPTS="-d\n' >"$T/default"
+pi configure 0.10.10-0.3
+check_eq "a defaults file that does not parse: the postinst succeeds" 0 $?
+check_grep "  ... and keeps the service disabled" 'stays disabled' "$T/out"
+
 printf 'RUN=yes\nDAEMON_OPTS="-p /var/run/other.pid"\n' >"$T/default"
 pi configure 0.10.10-0.3
 check "DAEMON_OPTS with -p: no drop-in" test ! -e "$D"
