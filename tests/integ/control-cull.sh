@@ -85,6 +85,21 @@ line=$(sed -n 's/^cachefilesd: \(culled .*\)$/Dec  1 01:02:03 host-1 cachefilesd
 grep -v '^#' "$TOP/packaging/debian/cachefilesd.logcheck.ignore.server" >"$SIM_TMP/logcheck"
 check "the logcheck rule matches the episode line" sh -c "printf '%s\n' '$line' | grep -Eqf '$SIM_TMP/logcheck'"
 check "the logcheck rule matches nothing else" sh -c "! printf '%s\n' '${line%)} more)' | grep -Eqf '$SIM_TMP/logcheck'"
+# Each routine line of an episode, as the daemon's format strings write it, and near misses.
+ignored() { printf 'Dec  1 01:02:03 host-1 cachefilesd[42]: %s\n' "$1" | grep -Eqf "$SIM_TMP/logcheck"; }
+reported() { ! ignored "$1"; }
+for l in "the kernel asks for culling" \
+    "scan: 200000 objects, 2147 MiB in 14.966 s, 45173 candidates, 1 of 4 threads" \
+    "cull: culling before the scan ends: 6 of the 1747 objects seen so far are certainly among the oldest" \
+    "culling done: free space is above the run limits"; do
+	check "the logcheck rules ignore: $l" ignored "$l"
+done
+for l in "the kernel asks for culling again" \
+    "scan: 200000 objects, 2147 MiB in 14.966 s, 45173 candidates, 1 of 4 threads; 3 errors" \
+    "cull: nothing cullable (3 busy); waiting 60 s or for released objects" \
+    "DIR/cache is no longer the cache directory bound at start"; do
+	check "the logcheck rules report: $l" reported "$l"
+done
 
 r=$(ctl rescan 2000)
 check_eq "rescan: ok" '{"ok":true}' "$r"
