@@ -480,7 +480,8 @@ static const struct explanation explanations[] = {
 	  "(statfs, sync_fs, block size <= page size), or secctx was given on a kernel without SELinux" },
 	{ "bind", EBUSY, "the cache is already bound, or another cache uses the same tag" },
 	{ "bind", EINVAL, "no dir was given, the cache is on an idmapped mount, or the secctx is invalid" },
-	{ "bind", EACCES, "permission denied on the cache directory (file modes or the security policy)" },
+	{ "bind", EACCES, "permission denied on the cache directory (file modes or the security "
+	  "policy; under SELinux with this package's module, set secctx)" },
 	{ "bind", EPERM, "the cache or graveyard directory lacks xattr, rename, rmdir or unlink support, "
 	  "or the security policy refused" },
 	{ "bind", ERANGE, "the limits are inconsistent or the filesystem block size is invalid" },
