@@ -52,18 +52,23 @@ usage_error(FILE *err, const char *fmt, ...)
 	return -1;
 }
 
-/* Was the option getopt just refused given in its long form (--name)? */
+/*
+ * Was the option getopt just refused given in its long form (--name)?  A
+ * long option always moves optind on (from before, its value before the
+ * call); a refused letter inside a group (-xn) does not, and then
+ * argv[optind - 1] is the argument before it.
+ */
 static int
-was_long(char **argv)
+was_long(char **argv, int before)
 {
-	return optind > 0 && strncmp(argv[optind - 1], "--", 2) == 0;
+	return optind > before && optind > 0 && strncmp(argv[optind - 1], "--", 2) == 0;
 }
 
-/* The option as the user typed it, for messages (getopt has moved past it). */
+/* The option as the user typed it, for messages. */
 static const char *
-typed(char **argv, int c, char *buf, size_t size)
+typed(char **argv, int before, int c, char *buf, size_t size)
 {
-	if (was_long(argv)) {
+	if (was_long(argv, before)) {
 		const char *a = argv[optind - 1];
 		snprintf(buf, size, "%.*s", (int)strcspn(a, "="), a);
 		return buf;
@@ -91,7 +96,7 @@ int
 options_parse(struct options *o, int argc, char **argv, FILE *err)
 {
 	char buf[64];	/* an option as typed, cut at 63 bytes */
-	int c;
+	int c, before;
 
 	memset(o, 0, sizeof(*o));
 	o->action = OPT_RUN;
@@ -99,7 +104,7 @@ options_parse(struct options *o, int argc, char **argv, FILE *err)
 	o->pidfile = DEFAULT_PIDFILE;
 	optind = 0;	/* GNU: start afresh, so that tests can parse again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+	while ((before = optind, c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o->debug++;
@@ -117,7 +122,7 @@ options_parse(struct options *o, int argc, char **argv, FILE *err)
 		case 'p':
 			if (optarg[0] == '\0')
 				return usage_error(err, "option %s needs a file name",
-						   typed(argv, c, buf, sizeof(buf)));
+						   typed(argv, before, c, buf, sizeof(buf)));
 			if (c == 'f')
 				o->config = optarg;
 			else {
@@ -136,14 +141,14 @@ options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case ':':
 			return usage_error(err, "option %s needs an argument",
-					   typed(argv, optopt, buf, sizeof(buf)));
+					   typed(argv, before, optopt, buf, sizeof(buf)));
 		default:
 			/* A known long option given "=value" it does not take: optopt names it. */
-			if (optopt != 0 && was_long(argv))
+			if (optopt != 0 && was_long(argv, before))
 				return usage_error(err, "option %s takes no argument",
-						   typed(argv, optopt, buf, sizeof(buf)));
+						   typed(argv, before, optopt, buf, sizeof(buf)));
 			return usage_error(err, "unknown option %s",
-					   typed(argv, optopt, buf, sizeof(buf)));
+					   typed(argv, before, optopt, buf, sizeof(buf)));
 		}
 	}
 	if (optind < argc)

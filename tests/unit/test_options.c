@@ -215,6 +215,9 @@ test_errors(void **state)
 			   "cachefilesd: option --help takes no argument");
 	expect_usage_error(run(&o, "-n", "--version=1", NULL),
 			   "cachefilesd: option --version takes no argument");
+	/* A bad letter inside a group after a long option is that letter. */
+	expect_usage_error(run(&o, "--help", "-xn", NULL), "cachefilesd: unknown option -x");
+	expect_usage_error(run(&o, "--version", "-nX", NULL), "cachefilesd: unknown option -X");
 	expect_usage_error(run(&o, "-f", NULL),
 			   "cachefilesd: option -f needs an argument");
 	expect_usage_error(run(&o, "-n", "-p", NULL),
