@@ -79,7 +79,9 @@ struct scan_opts {
 	/*
 	 * NULL, or only objects after this key (atime, then inode number) are
 	 * candidates: a pass that goes on where a full table of the last one
-	 * ended (cachefiles-cull trim).
+	 * ended (cachefiles-cull trim).  A second name of the last inode (a
+	 * hard link, which the kernel never makes in a cache) is not offered
+	 * again.
 	 */
 	const struct cand_key *after;
 };

@@ -238,16 +238,24 @@ pass(struct trim *t, size_t cap, int *full)
 	return end;
 }
 
-/* Candidates: every object the filesystem can hold, within cull_memory. */
+/*
+ * Candidates: every object the filesystem can hold, within cull_memory.
+ * Without inode counts (btrfs) the files in use are unknown, not 0: then
+ * at most NO_COUNTS_MAX (320 MiB, allocated at once), and passes after the
+ * first go on where it ended.
+ */
+#define NO_COUNTS_MAX ((size_t)1 << 24)
+
 static size_t
 table_size(const struct tool_ctx *c, const struct fsfree *f)
 {
 	size_t cap = (size_t)(c->cfg.cull_memory / sizeof(struct cand));
 	uint64_t used = f->files > f->ffree ? f->files - f->ffree : 0;
 
-	/* No inode counts (btrfs): the files in use are unknown, not 0. */
 	if (f->files != 0 && used + 1 < cap)
 		cap = (size_t)used + 1;
+	else if (f->files == 0 && cap > NO_COUNTS_MAX)
+		cap = NO_COUNTS_MAX;
 	return cap < TARGET_FLOOR ? TARGET_FLOOR : cap;
 }
 
