@@ -70,7 +70,7 @@ usage(FILE *out)
 		"       cfsim notify-listen [-t] SOCKET OUTFILE\n"
 		"       cfsim conform DEVICE-OR-SOCKET DIR\n"
 		"       cfsim client SOCKET < SCRIPT\n"
-		"       cfsim populate DIR N KB [FANOUT]\n"
+		"       cfsim populate DIR N KB [FANOUT [STEP]]\n"
 		"       cfsim tree wide DIR N | deep DIR N [NAME] | sock PATH\n"
 		"       cfsim bind-as UID DIR TAG SECONDS [NAME...]   (real module, as root)\n");
 }

@@ -274,25 +274,29 @@ client_main(int argc, char **argv)
 }
 
 /*
- * "cfsim populate DIR N KB [FANOUT]": N cache-like files DIR/@xx/D<i> of KB
- * KiB (written, so that they take blocks), object i in fan-out directory
- * i % FANOUT (default 4, at most 256), their atimes one minute apart from a
- * day ago (ten days with a FANOUT given), oldest first; quicker than a
- * shell loop for hundreds of files.
+ * "cfsim populate DIR N KB [FANOUT [STEP]]": N cache-like files DIR/@xx/D<i>
+ * of KB KiB (written, so that they take blocks), object i in fan-out
+ * directory i % FANOUT (default 4, at most 256), their atimes one minute
+ * apart from a day ago (ten days with a FANOUT given), oldest first; with
+ * STEP, STEP seconds apart and all of them more than ten days ago.
+ * Quicker than a shell loop for hundreds of files.
  */
 int
 populate_main(int argc, char **argv)
 {
 	static char block[1024];
-	time_t base = time(NULL) - (argc == 5 ? 10 : 1) * 86400;
-	long n, kb, fan = 4;
+	time_t base = time(NULL) - (argc >= 5 ? 10 : 1) * 86400;
+	long n, kb, fan = 4, step = 60;
 
-	if ((argc != 4 && argc != 5) || (n = strtol(argv[2], NULL, 10)) < 0 ||
+	if (argc < 4 || argc > 6 || (n = strtol(argv[2], NULL, 10)) < 0 ||
 	    (kb = strtol(argv[3], NULL, 10)) < 0 ||
-	    (argc == 5 && ((fan = strtol(argv[4], NULL, 10)) < 1 || fan > 256))) {
-		fprintf(stderr, "usage: cfsim populate DIR N KB [FANOUT]\n");
+	    (argc >= 5 && ((fan = strtol(argv[4], NULL, 10)) < 1 || fan > 256)) ||
+	    (argc == 6 && ((step = strtol(argv[5], NULL, 10)) < 0 || step > 86400))) {
+		fprintf(stderr, "usage: cfsim populate DIR N KB [FANOUT [STEP]]\n");
 		return 2;
 	}
+	if (argc == 6)
+		base -= (time_t)(n * step);
 	for (long i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		struct timespec ts[2];
@@ -317,7 +321,7 @@ populate_main(int argc, char **argv)
 				close(fd);
 				return 1;
 			}
-		ts[0].tv_sec = base + i * 60;
+		ts[0].tv_sec = base + i * step;
 		ts[0].tv_nsec = 0;
 		ts[1].tv_nsec = UTIME_OMIT;
 		ts[1].tv_sec = 0;
