@@ -458,6 +458,33 @@ test_epoch_atimes(void **state)
 	scan_free(r);
 }
 
+/*
+ * A volume whose directory holding an object used at 0 is read before the
+ * others keeps 0 as its oldest: over several directory orders (seeds), one
+ * worker, so that some order reads that directory first.
+ */
+static void
+test_volume_oldest_epoch(void **state)
+{
+	char rel[64];
+	uint64_t seed;
+	int i;
+
+	(void)state;
+	filled("cache/Ig/@00/Dg0", 0, 4096);
+	for (i = 1; i < 8; i++) {
+		snprintf(rel, sizeof(rel), "cache/Ig/@%02x/Dg%d", i, i);
+		filled(rel, now - 3 * DAY, 4096);
+	}
+	for (seed = 1; seed <= 16; seed++) {
+		struct scan_result *r = scan_with(0, 1, seed);
+		assert_int_equal(scan_nvols(r), 1);
+		assert_true(scan_vol(r, 0)->oldest_ns == 0);
+		assert_true(scan_vol(r, 0)->newest_ns == (uint64_t)(now - 3 * DAY) * 1000000000u);
+		scan_free(r);
+	}
+}
+
 static void
 test_old_layout(void **state)
 {
@@ -1417,6 +1444,7 @@ main(void)
 		cmocka_unit_test(test_size_buckets),
 		cmocka_unit_test_setup_teardown(test_volume_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_epoch_atimes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_volume_oldest_epoch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_early_snapshots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
