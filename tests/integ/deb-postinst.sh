@@ -44,6 +44,13 @@ pi configure 0.10.10-0.3
 check_eq "a defaults file whose last line fails: the postinst succeeds" 0 $?
 check "  ... RUN=yes still read (the unit's state left to debhelper)" test ! -e "$T/calls"
 check_grep "  ... DAEMON_OPTS still read" '^ExecStart=/usr/sbin/cachefilesd -n -d$' "$D"
+# A failing command in the middle: dash applies set -e inside a sourced
+# file even where the caller suspends it, so old_var must say set +e.
+printf 'RUN=yes\nfalse\nDAEMON_OPTS="-N"\n' >"$T/default"
+pi configure 0.10.10-0.3
+check_eq "a defaults file with a failing line inside: the postinst succeeds" 0 $?
+check "  ... RUN=yes read past it" test ! -e "$T/calls"
+check_grep "  ... DAEMON_OPTS read past it" '^ExecStart=/usr/sbin/cachefilesd -n -N$' "$D"
 printf 'RUN=yes\nDAEMON_OPTS="-d\n' >"$T/default"
 pi configure 0.10.10-0.3
 check_eq "a defaults file that does not parse: the postinst succeeds" 0 $?
