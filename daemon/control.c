@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,7 @@ struct client {
 	int goal;			/* WAITING: the engine's goal id */
 	const char *refuse;		/* answer this to the request, whatever it is */
 	struct event *ev_read, *ev_write, *ev_timer;
+	int half_closed;		/* WAITING: it shut down its writing side only */
 	char in[CONTROL_REQUEST_MAX];
 	size_t inlen;
 	char out[CONTROL_REPLY_MAX];
@@ -445,6 +447,20 @@ serve(struct client *cl, const char *line, size_t len)
 	}
 }
 
+/*
+ * Has the peer closed its end entirely?  A Unix stream socket reads EOF
+ * both when the peer shut down its writing side (socat at the end of its
+ * input, still reading) and when it closed; only the latter raises
+ * POLLHUP.
+ */
+static int
+peer_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)) != 0;
+}
+
 static void
 on_read(evutil_socket_t fd, short what, void *arg)
 {
@@ -459,6 +475,12 @@ on_read(evutil_socket_t fd, short what, void *arg)
 
 		/* Only the end of the connection matters now; anything sent is dropped. */
 		n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+		if (n == 0 && !peer_gone(fd)) {
+			/* Done sending, still reading: the goal stands (control_poll watches). */
+			cl->half_closed = 1;
+			event_del(cl->ev_read);
+			return;
+		}
 		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
 			client_free(cl);
 		return;
@@ -621,6 +643,10 @@ control_poll(struct control *c)
 
 		if (cl == NULL || cl->phase != WAITING)
 			continue;
+		if (cl->half_closed && peer_gone(cl->fd)) {
+			client_free(cl);	/* it closed after all: the goal is withdrawn */
+			continue;
+		}
 		st = c->ops.poll(c->ops.arg, cl->goal, &r, &err);
 		if (st == 0)
 			continue;

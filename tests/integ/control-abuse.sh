@@ -68,6 +68,19 @@ check_eq "hang-up: no more culls" "$c1" "$c2"
 r=$(ctl status 3000)
 check_eq "hang-up: no goal pending" 0 "$(jval goals "$r")"
 
+# Half-closed after the request, then closed a second later: withdrawn too.
+c0=$(sim_state culls)
+printf 'cull bytes 163840\n' | "$CFCTL" -r "$SIM_CTLSOCK" 1 >/dev/null
+check "half-close, then hang-up: the goal is withdrawn" \
+    wait_for 3 sh -c "[ \$(grep -c 'client went away; its goal is withdrawn' '$DAEMON_LOG') -ge 2 ]"
+sleep 1
+c1=$(sim_state culls)
+sleep 1
+c2=$(sim_state culls)
+note "culls: $c0 before, $c1 and $c2 after the hang-up"
+check "half-close, then hang-up: culling stopped short of the goal" test $((c2 - c0)) -lt 40
+check_eq "half-close, then hang-up: no more culls" "$c1" "$c2"
+
 # Callers that are not root.
 if command -v setpriv >/dev/null 2>&1; then
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CFCTL" "$SIM_CTLSOCK" status 3000 2>&1)

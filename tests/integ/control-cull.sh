@@ -73,10 +73,18 @@ r=$(ctl status 2000)
 check_eq "status: culled counts every goal" 60 "$(jval culled "$r")"
 check_eq "status: no goal pending" 0 "$(jval goals "$r")"
 
+# A client that shuts down its writing side after the request and reads on
+# (socat at the end of its input) still gets its goal and the reply.
+r=$(printf 'cull bytes 16384\n' | "$CFCTL" -r "$SIM_CTLSOCK" 30)
+check_eq "cull after a half-close: met" '"met"' "$(jval result "$r")"
+check_eq "cull after a half-close: one 16 KiB object went" 1 "$(jval culled "$r")"
+check_eq "cull after a half-close: the next oldest" 61 "$(cull_survivors v1 $N | head -1)"
+check_no_grep "cull after a half-close: the goal was not withdrawn" 'went away' "$DAEMON_LOG"
+
 # More than the cache holds: everything goes, then "exhausted".
 r=$(ctl "cull bytes 1000000000")
 check_eq "cull bytes beyond the cache: exhausted" '"exhausted"' "$(jval result "$r")"
-check_eq "cull bytes beyond the cache: the rest went" 40 "$(jval culled "$r")"
+check_eq "cull bytes beyond the cache: the rest went" 39 "$(jval culled "$r")"
 check_eq "cull bytes beyond the cache: nothing is left" 0 "$(cull_survivors v1 $N | wc -l)"
 check_grep "one log line per episode" 'culled [0-9]+ objects, [0-9]+\.[0-9] MiB in [0-9]+\.[0-9] s \([0-9]+ busy, skipped\)' "$DAEMON_LOG"
 
