@@ -687,8 +687,13 @@ control_free(struct control *c)
 		if (c->clients[i] != NULL)
 			client_free(c->clients[i]);
 	event_free(c->ev_accept);
-	close(c->fd);
+	/*
+	 * The name first: once the socket is closed, a new daemon may find the
+	 * name stale and bind a socket of its own there, which an unlink after
+	 * the close would then remove.
+	 */
 	if (c->path[0] != '\0' && unlink(c->path) == -1 && errno != ENOENT)
 		log_warn("control socket %s: unlink", c->path);
+	close(c->fd);
 	free(c);
 }
