@@ -109,7 +109,8 @@ control_parse_request(const char *line, size_t len, struct control_req *req,
 	} else if (strcmp(word[1], "older-than") == 0) {
 		req->goal.kind = GOAL_OLDER_THAN;
 		if (number(word[2], 1, OLDER_THAN_MAX, &v) == -1)
-			return bad(err, "cull older-than: S must be a whole number of seconds, at least 1");
+			return bad(err, "cull older-than: S must be a whole number of seconds "
+				   "from 1 to 18446744073");
 	} else {
 		return bad(err, "cull: unknown goal");
 	}

@@ -93,7 +93,8 @@ test_bad_requests(void **state)
 	refused("cull bytes 0", 12, "bytes");
 	refused("cull bytes 9223372036854775808", 30, "bytes");
 	refused("cull bytes 99999999999999999999999", 33, "bytes");
-	refused("cull older-than 0", 17, "at least 1");
+	refused("cull older-than 0", 17, "from 1 to 18446744073");
+	refused("cull older-than 18446744074", 27, "from 1 to 18446744073");
 	refused("cull older-than 1d", 18, "seconds");
 	refused("cull younger-than 5", 19, "unknown goal");
 	refused("stat\tus", 7, "printable");
