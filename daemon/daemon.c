@@ -466,6 +466,9 @@ step_engine(struct daemon *d)
 
 	if (d->eng == NULL || !d->have_st) {
 		update_status(d, 0);
+		/* nocull: no scans or episodes write the metrics file; once now. */
+		if (d->eng == NULL)
+			account(d, 0);
 		return;
 	}
 	seen = d->st;

@@ -54,4 +54,13 @@ fi
 daemon_signal TERM
 daemon_wait_exit 5
 check_eq "the daemon exits cleanly" 0 "$DAEMON_STATUS"
+
+# Culling disabled (-N): no scan or episode writes the file; it is written at start.
+rm -f "$M"
+daemon_start -n -s -N -f "$SIM_CONF"
+sim_wait_bound || { not_ok "daemon binds with -N"; exit 1; }
+check "-N: the file is written at start" wait_for 5 test -s "$M"
+check_eq "-N: culling_enabled 0" 0 "$(metric cachefilesd_culling_enabled)"
+daemon_signal TERM
+daemon_wait_exit 5
 tap_done
