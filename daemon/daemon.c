@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BUSY_WAIT_MS 10000	/* how long a previous instance may take to withdraw */
@@ -76,6 +77,7 @@ struct daemon {
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
 	uint64_t status_ms;
 	uint64_t start_ms;		/* for the uptime */
+	uint64_t start_s;		/* the same moment by the wall clock, read once */
 	int stopping;			/* stop() was called, perhaps before the loop ran */
 	sigset_t sigmask;		/* restored once the loop owns the signals */
 	int exit_status;
@@ -245,6 +247,7 @@ fill_status(const struct daemon *d, struct status *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->uptime_ms = now_ms() - d->start_ms;
+	s->start_s = d->start_s;
 	s->dir = d->cfg->dir;
 	s->tag = d->cfg->tag;
 	s->culling_enabled = d->eng != NULL;
@@ -1079,6 +1082,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->phase = -1;
 	d->exit_status = 1;
 	d->start_ms = now_ms();
+	d->start_s = (uint64_t)time(NULL);
 	sane_descriptors(opt);
 	raise_nofile();
 	signal(SIGPIPE, SIG_IGN);

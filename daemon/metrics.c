@@ -100,7 +100,7 @@ oned(FILE *f, const char *name, const char *type, const char *help, double v)
 
 void
 metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
-	       size_t nvol, uint64_t now_s)
+	       size_t nvol)
 {
 	static const char *const lim[LIM_COUNT] = {
 		"brun", "bcull", "bstop", "frun", "fcull", "fstop",
@@ -115,8 +115,7 @@ metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
 		metrics_label(s->tag[0] ? s->tag : "CacheFiles", tag, sizeof(tag)),
 		metrics_label(s->dir, dir, sizeof(dir)));
 	one(f, "cachefilesd_start_time_seconds", "gauge",
-	    "When the daemon started, in seconds since the epoch.",
-	    now_s - s->uptime_ms / 1000);
+	    "When the daemon started, in seconds since the epoch.", s->start_s);
 	one(f, "cachefilesd_fs_size_bytes", "gauge",
 	    "Size of the cache filesystem.", s->fs.blocks * s->fs.bsize);
 	one(f, "cachefilesd_fs_avail_bytes", "gauge",
@@ -199,7 +198,6 @@ metrics_write(const char *path, const struct status *s,
 	      const struct engine_vol *vols, size_t nvol)
 {
 	char tmp[PATH_MAX];
-	struct timespec ts;
 	FILE *f;
 	int fd;
 
@@ -218,8 +216,7 @@ metrics_write(const char *path, const struct status *s,
 		errno = err;
 		return failed(path, "fchmod");
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	metrics_format(f, s, vols, nvol, (uint64_t)ts.tv_sec);
+	metrics_format(f, s, vols, nvol);
 	if (fflush(f) != 0 || ferror(f)) {
 		int err = errno ? errno : EIO;
 

@@ -25,9 +25,9 @@
  */
 const char *metrics_label(const char *in, char *out, size_t size);
 
-/* Every metric, for the snapshot s and nvol volumes, at wall time now_s. */
+/* Every metric, for the snapshot s and nvol volumes. */
 void metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
-		    size_t nvol, uint64_t now_s);
+		    size_t nvol);
 
 /*
  * Write the metrics to path atomically: a temporary file in the same

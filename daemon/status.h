@@ -17,6 +17,7 @@
 
 struct status {
 	uint64_t uptime_ms;
+	uint64_t start_s;		/* when the daemon started, wall clock, s since the epoch */
 	const char *dir, *tag;		/* tag "" is the kernel's default */
 	int culling_enabled;		/* 0: nocull or -N */
 	int kernel_cull;		/* the kernel's flag at the last read */

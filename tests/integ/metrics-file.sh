@@ -51,9 +51,12 @@ check "the counter grows after another cull" wait_for 5 sh -c \
 if command -v "$PROMTOOL" >/dev/null 2>&1; then
 	check "promtool check metrics passes after culls" sh -c "'$PROMTOOL' check metrics <'$M'"
 fi
+# The start time is read once: every rewrite gives the same second.
+st0=$(metric cachefilesd_start_time_seconds)
 daemon_signal TERM
 daemon_wait_exit 5
 check_eq "the daemon exits cleanly" 0 "$DAEMON_STATUS"
+check "the start time is a time" test "${st0:-0}" -ge $((now - 60))
 
 # Culling disabled (-N): no scan or episode writes the file; it is written at start.
 rm -f "$M"

@@ -45,7 +45,7 @@ format(const struct status *s, const struct engine_vol *v, size_t nv)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	metrics_format(f, s, v, nv, 1700000000);
+	metrics_format(f, s, v, nv);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -85,6 +85,7 @@ test_names_and_values(void **state)
 	s.tag = "";
 	s.culling_enabled = 1;
 	s.uptime_ms = 10000;
+	s.start_s = 1699999990;		/* read once at start, not now less the uptime */
 	s.limit_pct[LIM_BRUN] = 7;
 	s.fs.blocks = 100;
 	s.fs.bavail = 10;
