@@ -65,6 +65,11 @@ struct daemon {
 	struct kchan *k;
 	struct graveyard *gy;
 	struct engine *eng;
+	/*
+	 * The totals of engines that a reload to nocull ended: counters
+	 * "since the daemon started" (status, metrics) go on from them.
+	 */
+	struct engine_snap carry;
 	int cachefd;
 
 	struct kstate st;		/* latest state; released counters accumulate */
@@ -257,6 +262,12 @@ fill_status(const struct daemon *d, struct status *s)
 		log_warn("%s/cache: statvfs", d->cfg->dir);
 	if (d->eng != NULL)
 		engine_snapshot(d->eng, &s->eng);
+	s->eng.scans += d->carry.scans;
+	s->eng.culled += d->carry.culled;
+	s->eng.culled_bytes += d->carry.culled_bytes;
+	s->eng.busy += d->carry.busy;
+	s->eng.vanished += d->carry.vanished;
+	s->eng.moved += d->carry.moved;
 }
 
 /* ---- culling episodes and the metrics file ---- */
@@ -697,8 +708,17 @@ static void
 apply_nocull(struct daemon *d, const struct config *n)
 {
 	if (n->nocull && d->eng != NULL) {
+		struct engine_snap e;
+
 		log_info("reload: nocull: culling stops");
 		event_del(d->ev_step);
+		engine_snapshot(d->eng, &e);
+		d->carry.scans += e.scans;
+		d->carry.culled += e.culled;
+		d->carry.culled_bytes += e.culled_bytes;
+		d->carry.busy += e.busy;
+		d->carry.vanished += e.vanished;
+		d->carry.moved += e.moved;
 		engine_free(d->eng);
 		d->eng = NULL;
 		d->ep_active = 0;

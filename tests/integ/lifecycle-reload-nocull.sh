@@ -3,9 +3,11 @@
 # -N survives SIGHUP: a daemon started with -N never culls, also after a
 # reload of a file without nocull, while the kernel asks for culling.  The
 # control: the same reload without -N (nocull dropped from the file) does
-# start culling, so the quiet half is not quiet for want of a reason to cull.
+# start culling, so the quiet half is not quiet for want of a reason to cull;
+# the totals since start survive a reload to nocull and back.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/integ/lib-sim.sh"
+. "$TOP/tests/integ/lib-ctl.sh"
 
 sim_setup
 if [ "$SIM_TMPFS" != 1 ]; then
@@ -59,6 +61,26 @@ daemon_signal HUP
 check "control: SIGHUP enables culling" wait_for 5 since "$line" 'culling enabled'
 sim_ctl check >/dev/null
 check "control: culls follow" wait_for 10 culls_above "$c0"
+# Counters "since the daemon started" survive a reload to nocull and back.
+if [ -x "$CFCTL" ]; then
+	n1=$(jval culled "$(ctl status 3000)")
+	sim_config nocull
+	line=$(wc -l <"$DAEMON_LOG")
+	daemon_signal HUP
+	check "reload to nocull" wait_for 5 since "$line" 'culling stops'
+	r=$(ctl status 3000)
+	check "nocull: culled still counts the culls before (${n1:-?})" \
+	    test "${n1:-0}" -gt 0 -a "$(jval culled "$r")" -ge "${n1:-0}"
+	check "nocull: scans still count" test "$(jval scans "$r")" -ge 1
+	sim_config
+	line=$(wc -l <"$DAEMON_LOG")
+	daemon_signal HUP
+	check "reload back to culling" wait_for 5 since "$line" 'culling enabled'
+	check "culling again: culled still counts them" \
+	    test "$(jval culled "$(ctl status 3000)")" -ge "${n1:-0}"
+else
+	skip "counters across a reload to nocull" "no test client at $CFCTL"
+fi
 daemon_signal TERM; daemon_wait_exit 5
 check_eq "control: exit 0" 0 "$DAEMON_STATUS"
 check_no_grep "no violation" VIOLATION "$SIM_LOG"
