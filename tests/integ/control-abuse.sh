@@ -54,17 +54,23 @@ r=$(ctl "cull bytes 8192" 10000)
 check_eq "an idle client meanwhile: the cull is served" '"met"' "$(jval result "$r")"
 check_eq "an idle client meanwhile: two objects culled" 2 "$(jval culled "$r")"
 
+# stopped_short WHAT C0: after a withdrawn goal of 40 culls, culling stops
+# short of it (C0: the simulator's culls before) and no more come.
+stopped_short() {
+	sleep 1
+	_c1=$(sim_state culls)
+	sleep 1
+	_c2=$(sim_state culls)
+	note "culls: $2 before, $_c1 and $_c2 after the hang-up"
+	check "$1: culling stopped short of the goal" test $((_c2 - $2)) -lt 40
+	check_eq "$1: no more culls" "$_c1" "$_c2"
+}
+
 # A client hanging up mid-cull withdraws its goal (culls take 100 ms each).
 c0=$(sim_state culls)
 "$CFCTL" -q "$SIM_CTLSOCK" "cull bytes 163840" 1
 check "hang-up: the goal is withdrawn" wait_for 3 grep -q 'client went away; its goal is withdrawn' "$DAEMON_LOG"
-sleep 1
-c1=$(sim_state culls)
-sleep 1
-c2=$(sim_state culls)
-note "culls: $c0 before, $c1 and $c2 after the hang-up"
-check "hang-up: culling stopped short of the goal" test $((c2 - c0)) -lt 40
-check_eq "hang-up: no more culls" "$c1" "$c2"
+stopped_short hang-up "$c0"
 r=$(ctl status 3000)
 check_eq "hang-up: no goal pending" 0 "$(jval goals "$r")"
 
@@ -73,13 +79,7 @@ c0=$(sim_state culls)
 printf 'cull bytes 163840\n' | "$CFCTL" -r "$SIM_CTLSOCK" 1 >/dev/null
 check "half-close, then hang-up: the goal is withdrawn" \
     wait_for 3 sh -c "[ \$(grep -c 'client went away; its goal is withdrawn' '$DAEMON_LOG') -ge 2 ]"
-sleep 1
-c1=$(sim_state culls)
-sleep 1
-c2=$(sim_state culls)
-note "culls: $c0 before, $c1 and $c2 after the hang-up"
-check "half-close, then hang-up: culling stopped short of the goal" test $((c2 - c0)) -lt 40
-check_eq "half-close, then hang-up: no more culls" "$c1" "$c2"
+stopped_short "half-close, then hang-up" "$c0"
 
 # Callers that are not root.
 if command -v setpriv >/dev/null 2>&1; then
