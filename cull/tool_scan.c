@@ -142,6 +142,16 @@ zone(uint64_t free, uint64_t total, const unsigned *lim)
 	return "above run";
 }
 
+/* A free share in percent; null where the filesystem keeps no such count (btrfs: files). */
+static void
+free_pct(struct jw *w, const char *key, uint64_t free, uint64_t total)
+{
+	if (total != 0)
+		jw_double(w, key, (double)free * 100 / (double)total, 1);
+	else
+		jw_null(w, key);
+}
+
 static const char *const daemon_nums[] = {
 	"goals", "uptime_s", "scans", "culled", "culled_bytes", "busy", "vanished", "moved",
 	"candidates_left", "backoff_s",
@@ -196,15 +206,8 @@ tool_status(struct tool_ctx *c)
 			jw_null(&w, "cookies");
 			jw_null(&w, "volumes_acquired");
 		}
-		/* A filesystem without inode counts (btrfs) has no free share: null, not 0. */
-		if (f.blocks)
-			jw_double(&w, "free_blocks_pct", (double)f.bavail * 100 / (double)f.blocks, 1);
-		else
-			jw_null(&w, "free_blocks_pct");
-		if (f.files)
-			jw_double(&w, "free_files_pct", (double)f.ffree * 100 / (double)f.files, 1);
-		else
-			jw_null(&w, "free_files_pct");
+		free_pct(&w, "free_blocks_pct", f.bavail, f.blocks);
+		free_pct(&w, "free_files_pct", f.ffree, f.files);
 		jw_obj_begin(&w, "limits");
 		for (i = 0; i < LIM_COUNT; i++)
 			jw_u64(&w, limit_names[i], c->cfg.limit[i]);

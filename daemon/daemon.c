@@ -246,6 +246,18 @@ read_state(struct daemon *d)
 	return -1;
 }
 
+/* The counters "since the daemon started" of from, added to to's. */
+static void
+add_totals(struct engine_snap *to, const struct engine_snap *from)
+{
+	to->scans += from->scans;
+	to->culled += from->culled;
+	to->culled_bytes += from->culled_bytes;
+	to->busy += from->busy;
+	to->vanished += from->vanished;
+	to->moved += from->moved;
+}
+
 /* The one snapshot of the daemon's state: everything that shows it reads this. */
 static void
 fill_status(const struct daemon *d, struct status *s)
@@ -262,12 +274,7 @@ fill_status(const struct daemon *d, struct status *s)
 		log_warn("%s/cache: statvfs", d->cfg->dir);
 	if (d->eng != NULL)
 		engine_snapshot(d->eng, &s->eng);
-	s->eng.scans += d->carry.scans;
-	s->eng.culled += d->carry.culled;
-	s->eng.culled_bytes += d->carry.culled_bytes;
-	s->eng.busy += d->carry.busy;
-	s->eng.vanished += d->carry.vanished;
-	s->eng.moved += d->carry.moved;
+	add_totals(&s->eng, &d->carry);
 }
 
 /* ---- culling episodes and the metrics file ---- */
@@ -713,12 +720,7 @@ apply_nocull(struct daemon *d, const struct config *n)
 		log_info("reload: nocull: culling stops");
 		event_del(d->ev_step);
 		engine_snapshot(d->eng, &e);
-		d->carry.scans += e.scans;
-		d->carry.culled += e.culled;
-		d->carry.culled_bytes += e.culled_bytes;
-		d->carry.busy += e.busy;
-		d->carry.vanished += e.vanished;
-		d->carry.moved += e.moved;
+		add_totals(&d->carry, &e);
 		engine_free(d->eng);
 		d->eng = NULL;
 		d->ep_active = 0;
