@@ -146,16 +146,19 @@ static int
 cache_in_place(const struct tool_ctx *c)
 {
 	char path[PATH_MAX], e[ESCAPE_SIZE(128)];
+	const char *why = "another directory is there now";
 	struct stat here, there;
 
-	if (snprintf_checked(path, sizeof(path), "%s/cache", c->dir) != -1 &&
-	    fstat(c->cachefd, &here) == 0 &&
-	    fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    here.st_dev == there.st_dev && here.st_ino == there.st_ino)
+	if (snprintf_checked(path, sizeof(path), "%s/cache", c->dir) == -1)
+		why = strerror(ENAMETOOLONG);
+	else if (fstat(c->cachefd, &here) == -1 ||
+		 fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == -1)
+		why = strerror(errno);
+	else if (here.st_dev == there.st_dev && here.st_ino == there.st_ino)
 		return 1;
 	escape_text(path, e, sizeof(e));
 	fprintf(stderr, "cachefiles-cull: %s is no longer the directory trim opened "
-		"(moved, replaced or removed); stopping\n", e);
+		"(moved, replaced or removed: stat: %s); stopping\n", e, why);
 	return 0;
 }
 
