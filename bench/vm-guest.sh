@@ -15,6 +15,8 @@
 #   strace                     later runs under strace -f (debugging; spoils CPU and RSS)
 #   perf                       later cull rounds profiled by perf record (cpu-clock,
 #                              kernel call chains): OUT.perf.txt (costs CPU too)
+#   sched                      later cull rounds keep every task switch and jbd2
+#                              commit in OUT.trace (bench/vm-sched-split.awk)
 # DAEMON is "historical" (/usr/sbin/cachefilesd-hist), "ours", or "floor"
 # (/usr/bin/vm-floor: bench/vm-floor.c, the least work an exact-LRU daemon does),
 # or "alt" (/usr/sbin/cachefilesd-alt: another build of ours, for an A/B run).  Each run
@@ -184,7 +186,7 @@ cull_round() {
 	} >> "$ro.raw"
 	stop_daemon
 	echo "exit=$EXIT" >> "$ro.raw"
-	grep -E 'cachefiles_unlink|tracing_mark_write' "$TR/trace" > "$ro.trace"
+	grep -E "cachefiles_unlink|tracing_mark_write${SCHED:+|sched_switch|jbd2_}" "$TR/trace" > "$ro.trace"
 	find "$B/c/cache" -type f | sed 's,.*/,,' > "$ro.surv"
 	log "cull round $ro: $(tr '\n' ' ' < "$ro.raw")"
 }
@@ -375,6 +377,12 @@ while read -r kind a b c d e f g; do
 	case $kind in
 	strace) STRACE=1 ;;
 	perf)   PERF=${a:-1} ;;
+	sched)	SCHED=1
+		# who runs when: the on-CPU time of each task in a window of a round
+		echo 1 > "$TR/events/sched/sched_switch/enable"
+		for ev in jbd2_start_commit jbd2_end_commit; do
+			echo 1 > "$TR/events/jbd2/$ev/enable" 2>/dev/null
+		done ;;
 	probe)  run_probe ;;
 	cull)   run_cull "$a" "$b" "$c" "$d" "$e" "$f" "$g" ;;
 	idle)   run_idle "$a" "$b" "$c" ;;

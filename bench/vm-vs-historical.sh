@@ -51,6 +51,9 @@
 #                    only): vmb-cull-*.perf.txt beside the results;
 #                    VMB_PERF=all profiles the whole guest instead (kernel
 #                    threads and idle too: where a round waits)
+#   VMB_SCHED=1      keep the guest's task switches in each round's .trace:
+#                    awk -f bench/vm-sched-split.awk splits a round's CPU time
+#                    by task (debugging only; tracing costs a little CPU)
 #   VMB_LIMIT        seconds a cull round may take before it counts as failed (300)
 #   VM_WORK          work directory (default $BUILD/vm-bench)
 set -u
@@ -176,6 +179,8 @@ case ${VMB_PERF:-0} in
 	plan="perf $VMB_PERF
 $plan" ;;
 esac
+[ "${VMB_SCHED:-0}" = 1 ] && plan="sched
+$plan"
 if [ "${VMB_SCAN:-0}" = 1 ]; then
 	[ -x "$B/bench/scan-orders" ] || skip "$B/bench/scan-orders not built"
 	add_drive "$VM_WORK/$(tree_name "$first").ext4"
