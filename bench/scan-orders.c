@@ -6,11 +6,11 @@
  *   dents    directory reads only (what find -type f does: no stat)
  *   readdir  each file stat'ed in the order its directory lists it
  *            (cachefilesd 0.10.10)
- *   dirino   each directory's files stat'ed in inode order (our scanner
- *            before 1.1)
+ *   dirino   each directory's files stat'ed in inode order (our scanner,
+ *            cull/scan.c)
  *   global   every directory read first, then every file stat'ed in inode
  *            order over the whole tree
- * A benchmark probe (bench/vm-vs-historical.sh VMB_SCANPROBE=1), not part
+ * A benchmark probe (bench/vm-vs-historical.sh VMB_SCAN=1), not part
  * of the daemon.
  */
 #include <dirent.h>
