@@ -10,6 +10,10 @@
  *            cull/scan.c)
  *   global   every directory read first, then every file stat'ed in inode
  *            order over the whole tree
+ *   chunkN   directories read N at a time (as the walk meets them), each
+ *            N's files stat'ed together in inode order: global's order
+ *            within a memory bound (a directory holding both files and
+ *            subdirectories, which a cache has none of, is not handled)
  * A benchmark probe (bench/vm-vs-historical.sh VMB_SCAN=1), not part
  * of the daemon.
  */
@@ -25,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum mode { M_DENTS, M_READDIR, M_DIRINO, M_GLOBAL };
+enum mode { M_DENTS, M_READDIR, M_DIRINO, M_GLOBAL, M_CHUNK };
 
 struct ent {
 	uint64_t ino;
@@ -41,6 +45,7 @@ static size_t names_len, names_cap;
 static int *dirfds;
 static size_t ndirfds, dirfds_cap;
 static uint64_t nstat, nfail, ndirs;
+static size_t chunk, nheld;	/* M_CHUNK: directories per chunk, held now */
 
 static void *
 grow(void *p, size_t *cap, size_t need, size_t size)
@@ -74,6 +79,21 @@ stat_one(int fd, const char *name)
 		nstat++;
 	else
 		nfail++;
+}
+
+/* Every gathered file stat'ed in inode order; their directories closed. */
+static void
+stat_gathered(void)
+{
+	qsort(ents, nents, sizeof(*ents), ino_cmp);
+	for (size_t i = 0; i < nents; i++)
+		stat_one(dirfds[ents[i].dir], names + ents[i].name);
+	for (size_t i = 0; i < ndirfds; i++)
+		if (dirfds[i] >= 0) {
+			close(dirfds[i]);
+			dirfds[i] = -1;
+		}
+	nents = names_len = nheld = 0;
 }
 
 /* Read one directory: subdirectories walked, files stat'ed or gathered. */
@@ -130,9 +150,11 @@ walk(int fd)
 		names_len = names_first;
 		keep = 0;
 	}
-	if (mode == M_GLOBAL && keep)
+	if ((mode == M_GLOBAL || mode == M_CHUNK) && keep)
 		dirfds[idx] = dup(fd);
 	closedir(d);
+	if (mode == M_CHUNK && keep && ++nheld >= chunk)
+		stat_gathered();
 }
 
 static double
@@ -153,7 +175,7 @@ main(int argc, char **argv)
 	int fd;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: scan-orders dents|readdir|dirino|global DIR\n");
+		fprintf(stderr, "usage: scan-orders dents|readdir|dirino|global|chunkN DIR\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "dents") == 0)
@@ -164,6 +186,8 @@ main(int argc, char **argv)
 		mode = M_DIRINO;
 	else if (strcmp(argv[1], "global") == 0)
 		mode = M_GLOBAL;
+	else if (strncmp(argv[1], "chunk", 5) == 0 && (chunk = strtoul(argv[1] + 5, NULL, 10)) > 0)
+		mode = M_CHUNK;
 	else {
 		fprintf(stderr, "scan-orders: unknown mode %s\n", argv[1]);
 		return 2;
@@ -176,11 +200,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	walk(fd);
-	if (mode == M_GLOBAL) {
-		qsort(ents, nents, sizeof(*ents), ino_cmp);
-		for (size_t i = 0; i < nents; i++)
-			stat_one(dirfds[ents[i].dir], names + ents[i].name);
-	}
+	if (mode == M_GLOBAL || mode == M_CHUNK)
+		stat_gathered();
 	t1 = now();
 	getrusage(RUSAGE_SELF, &ru);
 	printf("mode=%s dirs=%llu stats=%llu failed=%llu wall_s=%.2f user_s=%.2f sys_s=%.2f\n",

@@ -9,9 +9,10 @@
 #   nocull DAEMON              only objects held open through 9p: CPU over 20 s
 #   restart DAEMON TIMES       start, wait 3 s, stop, TIMES times on a small tree:
 #                              bind times, and how often the daemon dies by itself
-#   scan DEV COUNT             cold scans of the tree on /dev/DEV, each after
+#   scan DEV COUNT [WAYS]      cold scans of the tree on /dev/DEV, each after
 #                              drop_caches: bench/scan-orders in each stat order,
-#                              du, and our scanner (cachefiles-cull report)
+#                              du, and our scanner (cachefiles-cull report);
+#                              WAYS, comma-separated, picks some of them
 #   strace                     later runs under strace -f (debugging; spoils CPU and RSS)
 #   perf                       later cull rounds profiled by perf record (cpu-clock,
 #                              kernel call chains): OUT.perf.txt (costs CPU too)
@@ -341,12 +342,12 @@ run_probe() {
 # run_scan DEV COUNT: the tree mounted read-only, each way of walking it
 # twice, each from cold dentry, inode and page caches.
 run_scan() {
-	dev=$1 count=$2
+	dev=$1 count=$2 ways=$(echo "${3:-readdir,dents,dirino,global,du,tool}" | tr ',' ' ')
 	out=/out/vmb-scan-$count.raw
 	mount -t ext4 -o ro "/dev/$dev" "$B" || { log "mount /dev/$dev failed"; return 1; }
 	: > "$out"
 	for rep in 1 2; do
-		for m in readdir dents dirino global du tool; do
+		for m in $ways; do
 			sync; echo 3 > /proc/sys/vm/drop_caches
 			t0=$(up)
 			case $m in
@@ -388,7 +389,7 @@ while read -r kind a b c d e f g; do
 	idle)   run_idle "$a" "$b" "$c" ;;
 	nocull) run_nocull "$a" ;;
 	restart) run_restarts "$a" "$b" ;;
-	scan)   run_scan "$a" "$b" ;;
+	scan)   run_scan "$a" "$b" "$c" ;;
 	esac
 done < /out/bench-plan
 echo "ok - vmbench finished"

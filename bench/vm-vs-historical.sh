@@ -43,6 +43,9 @@
 #   VMB_RESTARTS     short lives of each daemon on a small tree (default 16; 0 skips)
 #   VMB_SCAN=1       cold scans of the first tree in each stat order, du and
 #                    our scanner (needs $BUILD/bench/scan-orders)
+#   VMB_SCAN_WAYS    which of them, comma-separated (default
+#                    readdir,dents,dirino,global,du,tool; chunkN: N directories
+#                    at a time, each N's files in one inode order)
 #   VMB_OURS_CONF    directives added to our daemon's configuration, separated
 #                    by ';' (for example "cull_early 0")
 #   VMB_OURS_ARGS    options added to our daemon's command line (such as -d)
@@ -185,7 +188,7 @@ if [ "${VMB_SCAN:-0}" = 1 ]; then
 	[ -x "$B/bench/scan-orders" ] || skip "$B/bench/scan-orders not built"
 	add_drive "$VM_WORK/$(tree_name "$first").ext4"
 	plan="$plan
-scan $DEV $first"
+scan $DEV $first ${VMB_SCAN_WAYS:-}"
 fi
 [ "${VMB_IDLE:-1}" = 0 ] || for who in historical ours; do
 	add_drive "$VM_WORK/$(tree_name "$first").ext4"
