@@ -34,6 +34,7 @@
 
 #define OLDER_THAN_MAX (UINT64_MAX / 1000000000u)	/* seconds that fit in ns */
 #define BYTES_MAX ((uint64_t)INT64_MAX)
+#define DISCARD_MAX (256 * 1024)	/* unread input taken before a close */
 
 /* ---- requests and replies (pure) ---- */
 
@@ -318,6 +319,24 @@ control_listen(const char *path)
 	return fd;
 }
 
+/*
+ * Closing a Unix stream socket with input left unread makes the kernel
+ * reset the connection: the client reads its reply, then ECONNRESET
+ * instead of the end (socat reports an error after an over-long request).
+ * So what is already queued is taken first, within a bound: a client that
+ * goes on writing is not waited for.
+ */
+static void
+discard_input(int fd)
+{
+	char sink[4096];
+	size_t total = 0;
+	ssize_t n;
+
+	while (total < DISCARD_MAX && (n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
+		total += (size_t)n;
+}
+
 static void
 client_free(struct client *cl)
 {
@@ -334,6 +353,7 @@ client_free(struct client *cl)
 	event_free(cl->ev_read);
 	event_free(cl->ev_write);
 	event_free(cl->ev_timer);
+	discard_input(cl->fd);
 	close(cl->fd);
 	free(cl);
 }

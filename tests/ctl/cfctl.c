@@ -8,7 +8,9 @@
  *   cfctl -i PATH SECS                connect, send nothing, print what comes back
  *   cfctl -q PATH REQUEST SECS        send REQUEST, hang up after SECS without reading
  *
- * Exit status: 0 a reply was printed, 1 usage, 2 the call failed (errno shown).
+ * Exit status: 0 a reply was printed, 1 usage, 2 the call failed (errno shown),
+ * 3 a reply was printed but the connection then failed instead of ending
+ * (-r and -i; a reset, say: errno shown).
  */
 #include "cull/control.h"
 
@@ -38,7 +40,7 @@ connect_to(const char *path)
 	return fd;
 }
 
-/* Print what the socket sends until EOF or secs; 0 when something came. */
+/* Print what the socket sends until EOF or secs; 0 when something came (3 above). */
 static int
 drain(int fd, int secs)
 {
@@ -48,7 +50,11 @@ drain(int fd, int secs)
 	ssize_t n;
 
 	while (poll(&p, 1, secs * 1000) > 0) {
-		if ((n = read(fd, buf, sizeof(buf))) <= 0)
+		if ((n = read(fd, buf, sizeof(buf))) < 0) {
+			fprintf(stderr, "cfctl: read: %s\n", strerror(errno));
+			return total > 0 ? 3 : 2;
+		}
+		if (n == 0)
 			break;
 		fwrite(buf, 1, (size_t)n, stdout);
 		total += (size_t)n;

@@ -24,6 +24,14 @@ check_eq "no newline before hanging up: an error reply" \
 	'{"ok":false,"error":"incomplete request: no newline"}' "$r"
 r=$(head -c 300 /dev/zero | tr '\0' a | "$CFCTL" -r "$SIM_CTLSOCK" 5)
 check_eq "oversize line: an error reply" '{"ok":false,"error":"request too long"}' "$r"
+# Much more than a request holds, all sent before the reply is read: the
+# reply, then the end of the connection, not a reset (socat would report
+# an error after printing the reply).
+r=$(head -c 20000 /dev/zero | tr '\0' a | "$CFCTL" -r "$SIM_CTLSOCK" 5 2>"$SIM_TMP/long.err")
+st=$?
+check_eq "a 20,000-byte line: the same error reply" '{"ok":false,"error":"request too long"}' "$r"
+check_eq "a 20,000-byte line: the connection then ends cleanly (cfctl status)" 0 "$st"
+check_no_grep_may_be_empty "a 20,000-byte line: no reset after the reply" 'reset|read:' "$SIM_TMP/long.err"
 r=$( (printf 'x%.0s' $(seq 255); echo) | "$CFCTL" -r "$SIM_CTLSOCK" 5)
 check_eq "a 256-byte line is read whole" '{"ok":false,"error":"unknown request"}' "$r"
 
