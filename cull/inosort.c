@@ -28,7 +28,7 @@ insertion(struct inoent *v, size_t n)
 void
 inosort(struct inoent *v, struct inoent *tmp, size_t n)
 {
-	uint32_t count[8][256];		/* n < 2^32: one directory's read */
+	uint32_t count[8][256];		/* n < 2^32: one buffer of entries */
 	uint64_t all_or = 0, all_and = UINT64_MAX, diff;
 	struct inoent *src = v, *dst = tmp, *t;
 	unsigned shift[8], nb = 0, b, d;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * inosort.h: a directory's entries in inode order, in linear time.
+ * inosort.h: directory entries in inode order, in linear time.
  *
- * The scan stats each directory's entries in inode order so that a cold
- * cache reads its inode tables in order.  A comparison sort through qsort()
- * cost about 40 % of the scan's user instructions (an indirect call and an
- * unpredictable branch per comparison); the inode numbers of one
- * directory's entries differ in a few low bytes only, which a radix sort
- * passes over once each and skips the rest.
+ * The scan stats the entries of a chunk of directories in inode order so
+ * that a cold cache reads its inode tables in order.  A comparison sort
+ * through qsort() cost about 40 % of the scan's user instructions (an
+ * indirect call and an unpredictable branch per comparison); the inode
+ * numbers of neighbouring directories' entries differ in a few low bytes
+ * only, which a radix sort passes over once each and skips the rest.
  */
 #ifndef CFD_INOSORT_H
 #define CFD_INOSORT_H
@@ -18,6 +18,7 @@
 struct inoent {
 	uint64_t ino;
 	uint32_t off;			/* the caller's: where the entry is */
+	uint32_t who;			/* the caller's too: whose entry it is */
 };
 
 /*

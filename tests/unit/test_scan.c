@@ -110,6 +110,26 @@ __wrap_getdents64(int fd, void *buf, size_t len)
 	return n;
 }
 
+/* ---- the fstatat seam: which directory each data object was stat'ed in ---- */
+
+int __real_fstatat(int fd, const char *name, struct stat *sb, int flags);
+int __wrap_fstatat(int fd, const char *name, struct stat *sb, int flags);
+
+#define STAT_LOG_MAX 4096
+static int record_stats;		/* one worker only while set */
+static ino_t stat_log[STAT_LOG_MAX];	/* the directory of each "D..." stat'ed */
+static size_t nstat_log;
+
+int
+__wrap_fstatat(int fd, const char *name, struct stat *sb, int flags)
+{
+	struct stat d;
+
+	if (record_stats && name[0] == 'D' && nstat_log < STAT_LOG_MAX && fstat(fd, &d) == 0)
+		stat_log[nstat_log++] = d.st_ino;
+	return __real_fstatat(fd, name, sb, flags);
+}
+
 static void
 mkdirs(const char *rel)
 {
@@ -267,6 +287,121 @@ test_early_snapshots(void **state)
 		obj(rel, now - 86400 + i, 0);
 	}
 	assert_int_equal(scan_early(), 0);
+}
+
+/*
+ * 128 fan-out directories of four objects each, made one per directory in
+ * turn, so that on most filesystems their inode numbers interleave.
+ * Returns whether they do: the second directory's first object between
+ * the first's first and last.
+ */
+static int
+interleaved_tree(void)
+{
+	ino_t a0 = 0, a3 = 0, b0 = 0, ino;
+	char rel[64];
+	int i, j;
+
+	for (j = 0; j < 4; j++)
+		for (i = 0; i < 128; i++) {
+			snprintf(rel, sizeof(rel), "cache/Iv/@%02x/D%d", i, j * 128 + i);
+			ino = obj(rel, now - DAY + j * 128 + i, 0);
+			if (i == 0 && j == 0)
+				a0 = ino;
+			else if (i == 1 && j == 0)
+				b0 = ino;
+			else if (i == 0 && j == 3)
+				a3 = ino;
+		}
+	return (a0 < b0 && b0 < a3) || (a3 < b0 && b0 < a0);
+}
+
+/*
+ * Once the first snapshot may be due, directories are read a chunk at a
+ * time and their objects stat'ed together in inode order: the stats
+ * switch between directories more often than once a directory.  One at
+ * a time, each directory's stats would come in one run: 127 switches.
+ */
+static void
+test_chunks_stat_in_inode_order(void **state)
+{
+	struct scan_result *r;
+	size_t i, switches = 0;
+
+	(void)state;
+	if (!interleaved_tree())
+		skip_why("this filesystem does not interleave the inode numbers of "
+			 "files made in turn in several directories");
+	nstat_log = 0;
+	record_stats = 1;
+	r = scan(1000, 1);
+	record_stats = 0;
+	assert_int_equal(scan_stats(r)->objects, 512);
+	assert_int_equal(nstat_log, 512);
+	for (i = 1; i < nstat_log; i++)
+		if (stat_log[i] != stat_log[i - 1])
+			switches++;
+	print_message("%zu switches between directories among 512 stats\n", switches);
+	assert_true(switches > 127 + 64);
+	scan_free(r);
+}
+
+/*
+ * Out of descriptors in the middle of a chunk (the culler may hold many),
+ * the directories not opened go back for later: every object is seen and
+ * nothing counts as an error.  Room is left for the cache, the worker's
+ * schedstat and three directories (openat2; two when the walk opens each
+ * directory by name, one level at a time).
+ */
+static void
+test_chunks_out_of_descriptors(void **state)
+{
+	struct scan_result *r;
+	struct rlimit old, low;
+	int fd;
+
+	(void)state;
+	(void)interleaved_tree();
+	fd = dup(0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)fd + 5;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	r = scan(1000, 1);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(scan_stats(r)->objects, 512);
+	assert_int_equal(scan_stats(r)->errors, 0);
+	assert_int_equal(scan_stats(r)->vanished, 0);
+	assert_int_equal(scan_ncand(r), 512);
+	scan_free(r);
+}
+
+/*
+ * A directory whose entries overflow the buffer in the middle of a chunk:
+ * what was gathered is stat'ed, the rest of it read on its own, and the
+ * directories after it make the next chunk.  Nothing is lost.
+ */
+static void
+test_chunks_big_directory(void **state)
+{
+	char p[PATH_MAX + 128];
+	struct scan_result *r;
+	int i, fd;
+
+	(void)state;
+	(void)interleaved_tree();
+	for (i = 0; i < 20000; i++) {	/* 32 bytes a dirent: 640,000, over 512 KiB */
+		snprintf(p, sizeof(p), "%s/cache/Iv/@05/D%06d", top, i);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	r = scan(1000, 1);
+	assert_int_equal(scan_stats(r)->objects, 512 + 20000);
+	assert_int_equal(scan_stats(r)->errors, 0);
+	scan_free(r);
 }
 
 static int
@@ -1447,6 +1582,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_volume_oldest_epoch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_early_snapshots, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chunks_stat_in_inode_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chunks_out_of_descriptors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chunks_big_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_never_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsendable_and_foreign, setup, teardown),
