@@ -35,6 +35,11 @@ RUNS=${BENCH_RUNS:-3}
 THREADS=${BENCH_THREADS:-4}
 COLD=${BENCH_COLD:-1}
 OUT=${BENCH_OUT:-$BUILD/bench-results.txt}
+# Run alone, without "make bench" first, every figure would be a missing
+# program's: times of nothing, ratios of nothing.
+for p in "$BIN/cachegen" "$BIN/scanbench" "$BUILD/cachefiles-cull"; do
+	[ -x "$p" ] || { echo "bench/run.sh: $p not built (make BUILD=$BUILD bench builds it)" >&2; exit 2; }
+done
 mkdir -p "$DATA"
 : >"$OUT"
 
