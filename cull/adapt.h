@@ -38,7 +38,7 @@ struct adapt {
 /* max workers, cpus usable (0: unknown); measured: whether numbers will come. */
 void adapt_init(struct adapt *a, unsigned max, unsigned cpus, int measured);
 /*
- * One worker's directory: ns on a CPU, waiting for one, blocked.  Returns
+ * One worker's chunk of directories: ns on a CPU, waiting for one, blocked.  Returns
  * 1 when a->active grew (parked workers may go on), 0 otherwise.
  */
 int adapt_sample(struct adapt *a, uint64_t exec, uint64_t wait, uint64_t block);

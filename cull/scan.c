@@ -138,7 +138,7 @@ struct worker {
 	uint64_t yielded;		/* ns slept in yield() */
 };
 
-/* What a worker's time went to while it read one directory (adapt.h). */
+/* What a worker's time went to while it read one chunk of directories (adapt.h). */
 struct spent {
 	uint64_t wall, exec, wait;
 };
@@ -1050,7 +1050,7 @@ scan_keep_oldest(struct scan_result *r, size_t n)
 		r->sorted = r->heap.n;
 }
 
-/* Tell adapt.c where the directory's time went (lock held); wake the parked if it grew. */
+/* Tell adapt.c where the chunk's time went (lock held); wake the parked if it grew. */
 static void
 account_time(struct walk *w, struct worker *k, const struct spent *a, const struct spent *b)
 {
