@@ -5,12 +5,13 @@
  * place in it, so that every directory above the data is read first and the
  * data directories then come in a random order (see the early snapshots in
  * scan.h).  A worker takes a chunk of directories at a time (CHUNK_DIRS),
- * reads them with getdents64 into one large buffer, stats only data
- * objects (d_type saves a stat for everything else), all of the chunk's
- * together in inode order, and passes batches of records to the shared
- * heap under one lock.  A worker keeps a copy of the heap's root so
- * that young objects, the vast majority once the heap is full, are
- * rejected without taking the lock.
+ * reads them with getdents64 into a large buffer, stats only data objects
+ * (d_type saves a stat for everything else), all of the buffer's together
+ * in inode order, and passes batches of records to the shared heap under
+ * one lock.  Each worker is two threads, one reading the next chunk while
+ * the other stats this one (struct worker).  A worker keeps a copy of the
+ * heap's root so that young objects, the vast majority once the heap is
+ * full, are rejected without taking the lock.
  */
 #include "cull/scan.h"
 #include "cull/adapt.h"
@@ -90,9 +91,10 @@ struct walk {
 		size_t n, cap;
 	} stacks[NAMES_MAX_DEPTH + 1];
 	size_t nstack;			/* over all depths */
-	unsigned busy;
+	unsigned busy;			/* chunks popped and not yet finished */
+	unsigned reading;		/* workers with a chunk among them */
 	struct adapt ad;		/* how many workers read (adapt.h) */
-	unsigned peak;			/* the most workers busy at once */
+	unsigned peak;			/* the most workers reading at once */
 	uint64_t now_s;
 	uint64_t rng;			/* xorshift64 state, under the lock */
 	/* early snapshots (opt->early): objects seen when the last was taken */
@@ -112,7 +114,7 @@ struct dcount {
 	uint64_t hist[SCAN_HIST_DAYS];	/* days, for its volume */
 };
 
-/* A directory of the chunk a worker reads (read_chunk). */
+/* A directory of a chunk (open_chunk). */
 struct cdir {
 	int fd;
 	uint32_t dir;
@@ -120,27 +122,68 @@ struct cdir {
 	struct dcount c;
 };
 
-/* One worker's private state. */
+/*
+ * What a worker's time went to while one chunk was read and stat'ed, by
+ * one of its two threads (adapt.h): wall clock, and from schedstat on a
+ * CPU and waiting for one, over the spans it worked on the chunk; yielded,
+ * the part of the wall time slept in yield(); untimed, a span not measured.
+ * Each thread writes its own.
+ */
+struct spent {
+	uint64_t wall, exec, wait, yielded;
+	int untimed;
+};
+
+/* Popped directories, read into fills and stat'ed before the next but one. */
+struct chunk {
+	struct cdir dir[CHUNK_DIRS];
+	size_t n;
+	struct spent reader, stater;	/* the reading and the stat'ing threads' */
+};
+
+/*
+ * Entries gathered from a chunk's directories: DENTS_BUF bytes of them at
+ * most, stat'ed together in inode order.  A chunk whose entries do not fit
+ * spans several fills, a directory too, continued in the next.
+ */
+struct fill {
+	char *buf;
+	struct inoent *order;		/* DENTS_MAX */
+	size_t used, nent;
+	struct chunk *ch;
+	int last;			/* the chunk's last: its directories are done */
+};
+
+/*
+ * One worker: a reading thread and a stat'ing thread, so that the reads of
+ * the next chunk's directories (synchronous, a block at a time for an
+ * indexed ext4 directory) wait on the disk while this chunk's entries are
+ * stat'ed.  The reader pops chunks, opens and reads them into the two
+ * fills; the stater stats each fill, and finishes a chunk after its last.
+ * When the reading thread cannot be started, the worker's one thread does
+ * both in turn (piped = 0).
+ */
 struct worker {
 	struct walk *w;
-	char *buf;
-	struct inoent *order, *order_tmp;	/* DENTS_MAX each */
+	struct inoent *order_tmp;	/* DENTS_MAX: the stater's, for inosort */
 	struct cand batch[BATCH];
 	size_t nbatch;
 	uint64_t limit_at, limit_ino;	/* heap root when last seen */
 	int limited;
-	struct scan_stats st;		/* counters only; merged at the end */
-	struct cdir chunk[CHUNK_DIRS];
-	size_t nchunk;
-	pthread_t tid;
+	struct scan_stats st;		/* the stater's counters; merged at the end */
+	struct scan_stats rst;		/* the reader's */
+	struct fill fills[2];
+	struct chunk chunks[2];
+	unsigned nchunks;		/* chunks popped: the next is chunks[nchunks & 1] */
+	unsigned inflight;		/* of them not yet finished (walk lock) */
+	pthread_mutex_t plock;		/* the pipe: the counts below */
+	pthread_cond_t pcond;
+	unsigned produced, consumed;	/* fills handed over, fills stat'ed */
+	int ended;			/* the reader pops no more */
+	int piped;
+	pthread_t tid, reader;
 	unsigned index;			/* workers from ad.active on are parked */
-	int ssfd;			/* its /proc/thread-self/schedstat; -1: none */
-	uint64_t yielded;		/* ns slept in yield() */
-};
-
-/* What a worker's time went to while it read one chunk of directories (adapt.h). */
-struct spent {
-	uint64_t wall, exec, wait;
+	int ssfd, rssfd;		/* /proc/thread-self/schedstat of each; -1: none */
 };
 
 static uint64_t
@@ -160,13 +203,12 @@ cancelled(const struct walk *w)
 
 /*
  * Wait while the caller asks the scan to yield (scan_opts.yield), unless
- * cancelled; the time slept is not the disk's (adapt.h).
+ * cancelled; the time slept is not the disk's (adapt.h): added to *slept.
  */
 static void
-yield(struct worker *k)
+yield(const struct walk *w, uint64_t *slept)
 {
 	const struct timespec tick = { 0, 2 * 1000 * 1000 };
-	const struct walk *w = k->w;
 	uint64_t t0 = 0;
 
 	while (w->opt->yield && atomic_load_explicit(w->opt->yield, memory_order_relaxed) &&
@@ -176,23 +218,48 @@ yield(struct worker *k)
 		nanosleep(&tick, NULL);
 	}
 	if (t0 != 0)
-		k->yielded += mono_ns() - t0;
+		*slept += mono_ns() - t0;
 }
 
-/* The worker's time so far: wall clock, and from schedstat on a CPU and waiting for one. */
+/*
+ * A thread's time so far, from its schedstat descriptor fd: wall clock, on
+ * a CPU and waiting for one.
+ */
 static int
-spent_now(const struct worker *k, struct spent *s)
+spent_now(int fd, struct spent *s)
 {
 	char buf[96], *end;
 	ssize_t n;
 
-	if (k->ssfd < 0 || (n = pread(k->ssfd, buf, sizeof(buf) - 1, 0)) <= 0)
+	if (fd < 0 || (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
 		return -1;
 	buf[n] = '\0';
 	s->wall = mono_ns();
 	s->exec = strtoull(buf, &end, 10);
 	s->wait = strtoull(end, NULL, 10);
 	return 0;
+}
+
+/* A span of a thread's work on a chunk begins (t0)... */
+static void
+span_begin(int fd, struct spent *t0)
+{
+	t0->untimed = spent_now(fd, t0) < 0;
+}
+
+/* ... and ends: what it took joins acc, that thread's share of the chunk. */
+static void
+span_end(int fd, const struct spent *t0, struct spent *acc)
+{
+	struct spent t1;
+
+	if (t0->untimed || spent_now(fd, &t1) < 0) {
+		acc->untimed = 1;
+		return;
+	}
+	acc->wall += t1.wall - t0->wall;
+	acc->exec += t1.exec - t0->exec;
+	acc->wait += t1.wait - t0->wait;
 }
 
 /* Identity of the mount a directory descriptor is on: (dev, mount id if known). */
@@ -621,9 +688,14 @@ entry(struct worker *k, struct cdir *cd, const char *name, unsigned char type)
 			note(k, dir, name, "too deep: not entered");
 			return;
 		}
+		/*
+		 * Every waiting reader: a signal could wake only a parked one,
+		 * which sleeps on (directories are added above the data only:
+		 * a few hundred broadcasts a walk).
+		 */
 		pthread_mutex_lock(&k->w->lock);
 		add_dir(k->w, dir, name);
-		pthread_cond_signal(&k->w->cond);
+		pthread_cond_broadcast(&k->w->cond);
 		pthread_mutex_unlock(&k->w->lock);
 		return;
 	}
@@ -656,58 +728,58 @@ entry(struct worker *k, struct cdir *cd, const char *name, unsigned char type)
 }
 
 /*
- * Append the entries of the chunk's directory who to the buffer, as long
- * as one more read fits in it: 1 when the directory is read to its end, 0
- * when the buffer is full first, -1 on error.
+ * Append the entries of directory who of f's chunk to f, as long as one
+ * more read fits in it: 1 when the directory is read to its end, 0 when
+ * the fill is full first, -1 on error.
  */
 static int
-gather(struct worker *k, uint32_t who, size_t *used, size_t *nent)
+gather(struct worker *k, struct fill *f, uint32_t who)
 {
-	int fd = k->chunk[who].fd;
+	int fd = f->ch->dir[who].fd;
 
-	while (*used + DENTS_READ <= DENTS_BUF) {
+	while (f->used + DENTS_READ <= DENTS_BUF) {
 		ssize_t n, off;
 
-		yield(k);
-		n = getdents64(fd, k->buf + *used, DENTS_READ);
+		yield(k->w, &f->ch->reader.yielded);
+		n = getdents64(fd, f->buf + f->used, DENTS_READ);
 		if (n < 0)
 			return -1;
 		if (n == 0)
 			return 1;
 		for (off = 0; off < n;) {
-			struct dirent64 *de = (struct dirent64 *)(k->buf + *used + off);
-			struct inoent *e = &k->order[(*nent)++];
+			struct dirent64 *de = (struct dirent64 *)(f->buf + f->used + off);
+			struct inoent *e = &f->order[f->nent++];
 
 			e->ino = de->d_ino;
-			e->off = (uint32_t)(*used + (size_t)off);
+			e->off = (uint32_t)(f->used + (size_t)off);
 			e->who = who;
 			off += de->d_reclen;
 		}
-		*used += (size_t)n;
+		f->used += (size_t)n;
 	}
 	return 0;
 }
 
 /*
- * Stat what was gathered, in inode order over all the chunk's directories:
- * on a cold cache that reads the inode tables in order instead of at
- * random.
+ * Stat a fill's entries, in inode order over all the chunk's directories
+ * in it: on a cold cache that reads the inode tables in order instead of
+ * at random.
  */
 static void
-stat_gathered(struct worker *k, size_t nent)
+stat_gathered(struct worker *k, struct fill *f)
 {
 	size_t i;
 
-	inosort(k->order, k->order_tmp, nent);
-	for (i = 0; i < nent; i++) {
-		const struct inoent *e = &k->order[i];
-		struct dirent64 *de = (struct dirent64 *)(k->buf + e->off);
+	inosort(f->order, k->order_tmp, f->nent);
+	for (i = 0; i < f->nent; i++) {
+		const struct inoent *e = &f->order[i];
+		struct dirent64 *de = (struct dirent64 *)(f->buf + e->off);
 
 		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
 		    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 			continue;
-		yield(k);
-		entry(k, &k->chunk[e->who], de->d_name, de->d_type);
+		yield(k->w, &f->ch->stater.yielded);
+		entry(k, &f->ch->dir[e->who], de->d_name, de->d_type);
 	}
 }
 
@@ -762,52 +834,16 @@ dir_done(struct worker *k, const struct cdir *cd)
 }
 
 /*
- * Read the chunk's directories into the one buffer and stat their entries
- * together.  A directory too big for what is left of the buffer ends the
- * chunk there: what was gathered is stat'ed, the rest of that directory
- * is read on its own, and the directories after it start a new chunk.
- */
-static void
-read_chunk(struct worker *k)
-{
-	size_t i = 0, m = k->nchunk;
-
-	while (i < m && !cancelled(k->w)) {
-		size_t used = 0, nent = 0;
-		int r = 1;
-
-		for (; i < m && r == 1 && used + DENTS_READ <= DENTS_BUF; i++) {
-			if ((r = gather(k, (uint32_t)i, &used, &nent)) < 0) {
-				k->st.errors++;
-				r = 1;
-			}
-		}
-		stat_gathered(k, nent);
-		/* chunk[i - 1] has more: on its own, a buffer at a time */
-		while (r == 0 && !cancelled(k->w)) {
-			used = nent = 0;
-			if ((r = gather(k, (uint32_t)(i - 1), &used, &nent)) < 0)
-				k->st.errors++;
-			stat_gathered(k, nent);
-		}
-	}
-	for (i = 0; i < m; i++) {
-		dir_done(k, &k->chunk[i]);
-		close(k->chunk[i].fd);
-	}
-}
-
-/*
- * Open the popped directory dir into the chunk.  0: opened, or a failure
+ * Open the popped directory dir into chunk ch.  0: opened, or a failure
  * counted (the directory is not read); -1 when the process is out of
  * descriptors and may_defer: the caller puts it back for later.
  */
 static int
-open_popped(struct worker *k, uint32_t dir, int may_defer)
+open_popped(struct worker *k, struct chunk *ch, uint32_t dir, int may_defer)
 {
 	static __thread char names[NAMES_MAX_DEPTH + 1][NAME_MAX + 1];
 	struct walk *w = k->w;
-	struct cdir *cd = &k->chunk[k->nchunk];
+	struct cdir *cd = &ch->dir[ch->n];
 	int n;
 
 	pthread_mutex_lock(&w->lock);
@@ -817,17 +853,17 @@ open_popped(struct worker *k, uint32_t dir, int may_defer)
 	cd->dir = dir;
 	memset(&cd->c, 0, sizeof(cd->c));
 	if ((cd->fd = open_chain(w->r, w->rootfd, names, n, OPEN_DIR)) >= 0) {
-		k->nchunk++;
+		ch->n++;
 		return 0;
 	}
 	if (may_defer && (errno == EMFILE || errno == ENFILE))
 		return -1;
 	if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-		k->st.vanished++;
+		k->rst.vanished++;
 	else if (errno == EXDEV)
-		k->st.mounts++;
+		k->rst.mounts++;
 	else
-		k->st.errors++;
+		k->rst.errors++;
 	if (errno != ENOENT && errno != EXDEV) {
 		pthread_mutex_lock(&w->lock);
 		sample(k, dir, "", errno == ELOOP || errno == ENOTDIR ?
@@ -837,22 +873,53 @@ open_popped(struct worker *k, uint32_t dir, int may_defer)
 	return 0;
 }
 
+/* The reader's side: is a fill handed over not yet stat'ed (its chunk maybe open)? */
+static int
+pending(struct worker *k)
+{
+	int n;
+
+	if (!k->piped)
+		return 0;
+	pthread_mutex_lock(&k->plock);
+	n = k->produced != k->consumed;
+	pthread_mutex_unlock(&k->plock);
+	return n;
+}
+
+/* ... and wait until every one is: the chunks before this one are closed. */
+static void
+drain(struct worker *k)
+{
+	pthread_mutex_lock(&k->plock);
+	while (k->produced != k->consumed)
+		pthread_cond_wait(&k->pcond, &k->plock);
+	pthread_mutex_unlock(&k->plock);
+}
+
 /*
  * Open the n popped directories.  Out of descriptors (the culler keeps
  * many open, victims.c), the chunk ends with those opened so far and the
- * rest go back on their stacks; only a directory that cannot be opened
- * alone counts as an error.
+ * rest go back on their stacks; with none opened, the first is tried
+ * again once the chunk before, still being stat'ed, is closed.  Only a
+ * directory that cannot be opened alone counts as an error.
  */
 static void
-open_chunk(struct worker *k, const uint32_t *dirs, size_t n)
+open_chunk(struct worker *k, struct chunk *ch, const uint32_t *dirs, size_t n)
 {
 	struct walk *w = k->w;
 	size_t i;
 
-	k->nchunk = 0;
-	for (i = 0; i < n; i++)
-		if (open_popped(k, dirs[i], k->nchunk > 0) < 0)
+	ch->n = 0;
+	for (i = 0; i < n; i++) {
+		if (open_popped(k, ch, dirs[i], ch->n > 0 || pending(k)) == 0)
+			continue;
+		if (ch->n > 0)
 			break;
+		/* none open yet: alone, once the chunk before is closed */
+		drain(k);
+		(void)open_popped(k, ch, dirs[i], 0);
+	}
 	if (i == n)
 		return;
 	pthread_mutex_lock(&w->lock);
@@ -882,13 +949,17 @@ sample_uniform(const struct walk *w)
 	return 1;
 }
 
-/* Is an early snapshot due?  Lock held. */
+/*
+ * Is an early snapshot due?  Not after the last chunk, which the full
+ * result follows at once.  Lock held, the chunk just read still counted
+ * in busy.
+ */
 static int
 early_due(const struct walk *w)
 {
 	const struct dir_sample *s;
 
-	if (w->opt->early == NULL || w->early_busy || w->nstack == 0 ||
+	if (w->opt->early == NULL || w->early_busy || (w->nstack == 0 && w->busy <= 1) ||
 	    w->seen < SCAN_EARLY_MIN || !sample_uniform(w))
 		return 0;
 	/* A quarter more objects, or a sixteenth of the data directories. */
@@ -1050,12 +1121,17 @@ scan_keep_oldest(struct scan_result *r, size_t n)
 		r->sorted = r->heap.n;
 }
 
-/* Tell adapt.c where the chunk's time went (lock held); wake the parked if it grew. */
+/*
+ * Tell adapt.c where the chunk's time went, both threads' together (lock
+ * held); wake the parked if it grew.  Each thread's blocked time is its
+ * wall time less its CPU, its wait for a CPU and its sleep in yield().
+ */
 static void
-account_time(struct walk *w, struct worker *k, const struct spent *a, const struct spent *b)
+account_time(struct walk *w, const struct chunk *ch)
 {
-	uint64_t wall = b->wall - a->wall, exec = b->exec - a->exec, wait = b->wait - a->wait;
-	uint64_t other = exec + wait + k->yielded;
+	const struct spent *a = &ch->reader, *b = &ch->stater;
+	uint64_t wall = a->wall + b->wall, exec = a->exec + b->exec, wait = a->wait + b->wait;
+	uint64_t other = exec + wait + a->yielded + b->yielded;
 
 	if (adapt_sample(&w->ad, exec, wait, wall > other ? wall - other : 0))
 		pthread_cond_broadcast(&w->cond);
@@ -1098,17 +1174,191 @@ chunk_size(const struct walk *w)
 	return n > CHUNK_DIRS ? CHUNK_DIRS : n;
 }
 
-/* Pop the next chunk's directories into dirs; returns how many.  Lock held. */
+/* Pop k's next chunk's directories into dirs; returns how many.  Lock held. */
 static size_t
-take_chunk(struct walk *w, uint32_t *dirs)
+take_chunk(struct walk *w, struct worker *k, uint32_t *dirs)
 {
 	size_t i, n = chunk_size(w);
 
 	for (i = 0; i < n; i++)
 		dirs[i] = pop_dir(w);
-	if (++w->busy > w->peak)
-		w->peak = w->busy;
+	w->busy++;
+	if (k->inflight++ == 0 && ++w->reading > w->peak)
+		w->peak = w->reading;
 	return n;
+}
+
+/* The chunk's directories are read and stat'ed: count them, close them. */
+static void
+close_chunk(struct worker *k, struct chunk *ch)
+{
+	size_t i;
+
+	for (i = 0; i < ch->n; i++) {
+		dir_done(k, &ch->dir[i]);
+		close(ch->dir[i].fd);
+	}
+}
+
+/* After the chunk's last fill: its time, its candidates, a snapshot if due. */
+static void
+chunk_done(struct worker *k, const struct chunk *ch)
+{
+	struct walk *w = k->w;
+
+	pthread_mutex_lock(&w->lock);
+	if (!ch->reader.untimed && !ch->stater.untimed)
+		account_time(w, ch);
+	flush(k);
+	if (early_due(w))
+		early_publish(k);
+	w->busy--;
+	if (--k->inflight == 0)
+		w->reading--;
+	if (w->nstack == 0 && w->busy == 0)
+		pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Stat a fill (the stater's side); after its chunk's last, finish the chunk. */
+static void
+stat_fill(struct worker *k, struct fill *f)
+{
+	struct chunk *ch = f->ch;
+	struct spent t0;
+
+	span_begin(k->ssfd, &t0);
+	stat_gathered(k, f);
+	if (f->last)
+		close_chunk(k, ch);
+	span_end(k->ssfd, &t0, &ch->stater);
+	if (f->last)
+		chunk_done(k, ch);
+}
+
+/* The next fill to read into, once the stater has given one back (the reader's side). */
+static struct fill *
+fill_get(struct worker *k)
+{
+	struct fill *f = &k->fills[0];
+
+	if (k->piped) {
+		pthread_mutex_lock(&k->plock);
+		while (k->produced - k->consumed == ARRAY_SIZE(k->fills))
+			pthread_cond_wait(&k->pcond, &k->plock);
+		f = &k->fills[k->produced % ARRAY_SIZE(k->fills)];
+		pthread_mutex_unlock(&k->plock);
+	}
+	f->used = f->nent = 0;
+	f->last = 0;
+	return f;
+}
+
+/* Hand a fill to the stater; without a reading thread, stat it now. */
+static void
+hand_over(struct worker *k, struct fill *f, int last)
+{
+	f->last = last;
+	if (!k->piped) {
+		stat_fill(k, f);
+		return;
+	}
+	pthread_mutex_lock(&k->plock);
+	k->produced++;
+	pthread_cond_signal(&k->pcond);
+	pthread_mutex_unlock(&k->plock);
+}
+
+/*
+ * Pop a chunk, open its directories and read them into fills, handing each
+ * over when full and after the last directory.  The fill is taken before
+ * the chunk is popped: two chunks at most are then in flight, this one and
+ * the one the stater is on (a chunk is finished before its last fill is
+ * given back).  0 when no directory is left or the scan is cancelled.
+ */
+static int
+read_next_chunk(struct worker *k)
+{
+	struct walk *w = k->w;
+	struct fill *f = fill_get(k);
+	uint32_t dirs[CHUNK_DIRS];
+	struct chunk *ch;
+	struct spent t0;
+	size_t n, i;
+
+	pthread_mutex_lock(&w->lock);
+	while (must_wait(w, k))
+		pthread_cond_wait(&w->cond, &w->lock);
+	if (w->nstack == 0 || cancelled(w)) {
+		pthread_mutex_unlock(&w->lock);
+		return 0;
+	}
+	n = take_chunk(w, k, dirs);
+	pthread_mutex_unlock(&w->lock);
+	ch = &k->chunks[k->nchunks++ % ARRAY_SIZE(k->chunks)];
+	memset(&ch->reader, 0, sizeof(ch->reader));
+	memset(&ch->stater, 0, sizeof(ch->stater));
+	span_begin(k->rssfd, &t0);
+	open_chunk(k, ch, dirs, n);
+	f->ch = ch;
+	for (i = 0; i < ch->n && !cancelled(w); i++) {
+		int r;
+
+		/* full: stat'ed while the rest of the directory goes into the other */
+		while ((r = gather(k, f, (uint32_t)i)) == 0 && !cancelled(w)) {
+			span_end(k->rssfd, &t0, &ch->reader);
+			hand_over(k, f, 0);
+			f = fill_get(k);
+			f->ch = ch;
+			span_begin(k->rssfd, &t0);
+		}
+		if (r < 0)
+			k->rst.errors++;
+	}
+	span_end(k->rssfd, &t0, &ch->reader);
+	hand_over(k, f, 1);
+	return 1;
+}
+
+static void *
+reader_main(void *arg)
+{
+	struct worker *k = arg;
+
+	k->rssfd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	while (read_next_chunk(k))
+		;
+	pthread_mutex_lock(&k->plock);
+	k->ended = 1;
+	pthread_cond_signal(&k->pcond);
+	pthread_mutex_unlock(&k->plock);
+	if (k->rssfd >= 0)
+		close(k->rssfd);
+	return NULL;
+}
+
+/* The stater's loop: each fill handed over, in turn, until the reader ends. */
+static void
+stat_fills(struct worker *k)
+{
+	for (;;) {
+		struct fill *f;
+
+		pthread_mutex_lock(&k->plock);
+		while (k->consumed == k->produced && !k->ended)
+			pthread_cond_wait(&k->pcond, &k->plock);
+		if (k->consumed == k->produced) {
+			pthread_mutex_unlock(&k->plock);
+			return;
+		}
+		f = &k->fills[k->consumed % ARRAY_SIZE(k->fills)];
+		pthread_mutex_unlock(&k->plock);
+		stat_fill(k, f);
+		pthread_mutex_lock(&k->plock);
+		k->consumed++;
+		pthread_cond_signal(&k->pcond);
+		pthread_mutex_unlock(&k->plock);
+	}
 }
 
 static void *
@@ -1119,34 +1369,19 @@ worker_main(void *arg)
 
 	/* thread-self: this thread's own numbers (adapt.h); -1 where there are none */
 	k->ssfd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		uint32_t dirs[CHUNK_DIRS];
-		struct spent t0, t1;
-		size_t n;
-		int timed;
-
-		while (must_wait(w, k))
-			pthread_cond_wait(&w->cond, &w->lock);
-		if (w->nstack == 0 || cancelled(w))
-			break;
-		n = take_chunk(w, dirs);
-		pthread_mutex_unlock(&w->lock);
-		k->yielded = 0;
-		timed = spent_now(k, &t0) == 0;
-		open_chunk(k, dirs, n);
-		read_chunk(k);
-		timed = timed && spent_now(k, &t1) == 0;
-		pthread_mutex_lock(&w->lock);
-		if (timed)
-			account_time(w, k, &t0, &t1);
-		flush(k);
-		if (early_due(w))
-			early_publish(k);
-		w->busy--;
-		if (w->nstack == 0 && w->busy == 0)
-			pthread_cond_broadcast(&w->cond);
+	/* set before the reader starts, which reads it; no reader, no race */
+	k->piped = 1;
+	if (pthread_create(&k->reader, NULL, reader_main, k) != 0)
+		k->piped = 0;
+	if (k->piped) {
+		stat_fills(k);
+		pthread_join(k->reader, NULL);
+	} else {
+		k->rssfd = k->ssfd;
+		while (read_next_chunk(k))
+			;
 	}
+	pthread_mutex_lock(&w->lock);
 	flush(k);
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -1201,6 +1436,36 @@ merge_stats(struct scan_stats *dst, const struct scan_stats *src)
 		dst->size_hist[i] += src->size_hist[i];
 }
 
+static void
+worker_init(struct worker *k, struct walk *w, unsigned index)
+{
+	size_t i;
+
+	k->index = index;
+	k->w = w;
+	k->order_tmp = xreallocarray(NULL, DENTS_MAX, sizeof(*k->order_tmp));
+	for (i = 0; i < ARRAY_SIZE(k->fills); i++) {
+		k->fills[i].buf = xmalloc(DENTS_BUF);
+		k->fills[i].order = xreallocarray(NULL, DENTS_MAX, sizeof(*k->fills[i].order));
+	}
+	pthread_mutex_init(&k->plock, NULL);
+	pthread_cond_init(&k->pcond, NULL);
+}
+
+static void
+worker_free(struct worker *k)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(k->fills); i++) {
+		free(k->fills[i].buf);
+		free(k->fills[i].order);
+	}
+	free(k->order_tmp);
+	pthread_cond_destroy(&k->pcond);
+	pthread_mutex_destroy(&k->plock);
+}
+
 static struct scan_result *
 result_new(int rootfd, size_t max_candidates)
 {
@@ -1241,13 +1506,8 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	adapt_init(&w.ad, nk, opt->cpus ? opt->cpus : scan_usable_cpus(), schedstat_readable());
 
 	ks = xcalloc(nk, sizeof(*ks));
-	for (i = 0; i < nk; i++) {
-		ks[i].index = i;
-		ks[i].w = &w;
-		ks[i].buf = xmalloc(DENTS_BUF);
-		ks[i].order = xreallocarray(NULL, DENTS_MAX, sizeof(*ks[i].order));
-		ks[i].order_tmp = xreallocarray(NULL, DENTS_MAX, sizeof(*ks[i].order_tmp));
-	}
+	for (i = 0; i < nk; i++)
+		worker_init(&ks[i], &w, i);
 	/* Helpers first; the calling thread is worker 0. */
 	for (i = 1; i < nk; i++)
 		if (pthread_create(&ks[i].tid, NULL, worker_main, &ks[i]) == 0)
@@ -1265,9 +1525,8 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 		pthread_join(ks[i].tid, NULL);
 	for (i = 0; i < nk; i++) {
 		merge_stats(&r->st, &ks[i].st);
-		free(ks[i].buf);
-		free(ks[i].order);
-		free(ks[i].order_tmp);
+		merge_stats(&r->st, &ks[i].rst);
+		worker_free(&ks[i]);
 	}
 	free(ks);
 	for (i = 0; i <= NAMES_MAX_DEPTH; i++)

@@ -11,7 +11,10 @@
  * mount.  Only regular files named D, E, S or T inside a fan-out ('@') or
  * long-key ('+') directory are candidates (both on-disk layouts); anything
  * else is counted as unknown and left alone.  Directories are spread over
- * opt->threads workers, which matters for cold metadata caches.
+ * opt->threads workers, which matters for cold metadata caches; each worker
+ * reads its next directories while it stats the objects of those it read
+ * last (a second thread), so that the directory reads' waits on the disk
+ * overlap its stat() work.
  */
 #ifndef CFD_SCAN_H
 #define CFD_SCAN_H
@@ -44,8 +47,8 @@
  * the walk, a snapshot also follows each sixteenth of the data directories,
  * so that the last is taken near the end.  It
  * replaces the snapshot not yet taken under lock, then calls notify(arg)
- * from the worker's thread.  Nothing is published after the last directory
- * is taken: the full result follows.  Nor while the sample may be biased:
+ * from the worker's thread.  Nothing is published once the last
+ * directories are read: the full result follows.  Nor while the sample may be biased:
  * data found at more than one depth (the pre-5.17 layout), or directories
  * left at another depth than the data's.
  */

@@ -9,7 +9,9 @@
  * back with d_type DT_UNKNOWN, as some filesystems return it, so that the
  * scanner must stat to learn the type; and a test can run a hook when a
  * chosen directory has been read to its end, to change the tree while the
- * scan is under way at a deterministic point.
+ * scan is under way at a deterministic point.  fstatat is wrapped to see
+ * what the walk stats and whether a directory read is under way meanwhile,
+ * pthread_create to refuse the scan its threads.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +82,7 @@ ssize_t __real_getdents64(int fd, void *buf, size_t len);
 ssize_t __wrap_getdents64(int fd, void *buf, size_t len);
 
 static atomic_int getdents_calls;	/* every call, the workers' too */
+static atomic_int in_getdents;		/* calls under way now */
 static int slow_getdents_ms;		/* each call sleeps this long first: a slow disk */
 static int force_unknown;		/* every d_type becomes DT_UNKNOWN */
 static ino_t hook_ino;			/* the directory whose end runs the hook */
@@ -88,14 +91,17 @@ static void (*hook)(void);		/* run once, then cleared */
 ssize_t
 __wrap_getdents64(int fd, void *buf, size_t len)
 {
-	ssize_t n = __real_getdents64(fd, buf, len), off;
+	ssize_t n, off;
 	struct stat sb;
 
+	in_getdents++;
+	n = __real_getdents64(fd, buf, len);
 	getdents_calls++;
 	if (slow_getdents_ms > 0) {
 		struct timespec ts = { 0, slow_getdents_ms * 1000L * 1000L };
 		nanosleep(&ts, NULL);
 	}
+	in_getdents--;
 	if (n > 0 && force_unknown)
 		for (off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)((char *)buf + off);
@@ -119,6 +125,7 @@ int __wrap_fstatat(int fd, const char *name, struct stat *sb, int flags);
 static int record_stats;		/* one worker only while set */
 static ino_t stat_log[STAT_LOG_MAX];	/* the directory of each "D..." stat'ed */
 static size_t nstat_log;
+static atomic_int overlaps;		/* "D..." stat'ed while a directory was read */
 
 int
 __wrap_fstatat(int fd, const char *name, struct stat *sb, int flags)
@@ -127,7 +134,24 @@ __wrap_fstatat(int fd, const char *name, struct stat *sb, int flags)
 
 	if (record_stats && name[0] == 'D' && nstat_log < STAT_LOG_MAX && fstat(fd, &d) == 0)
 		stat_log[nstat_log++] = d.st_ino;
+	if (name[0] == 'D' && in_getdents > 0)
+		overlaps++;
 	return __real_fstatat(fd, name, sb, flags);
+}
+
+/* ---- the pthread_create seam: no threads for the scan on demand ---- */
+
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+
+static int no_threads;
+
+int
+__wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	if (no_threads)
+		return EAGAIN;
+	return __real_pthread_create(t, a, fn, arg);
 }
 
 static void
@@ -402,6 +426,52 @@ test_chunks_big_directory(void **state)
 	assert_int_equal(scan_stats(r)->objects, 512 + 20000);
 	assert_int_equal(scan_stats(r)->errors, 0);
 	scan_free(r);
+}
+
+/*
+ * A worker reads the next chunk's directories while it stats this one's
+ * objects (each directory read sleeps here, as on a disk): some stats
+ * come while a read is under way.  Refused its threads, the scan does
+ * both in turn on the calling thread, big directory and all, and finds
+ * the same.
+ */
+static void
+test_reads_ahead(void **state)
+{
+	char p[PATH_MAX + 128];
+	struct scan_result *piped, *alone;
+	int i, fd, seen;
+	size_t k;
+
+	(void)state;
+	(void)interleaved_tree();
+	for (i = 0; i < 3000; i++) {	/* over a fill: 32 bytes a dirent */
+		snprintf(p, sizeof(p), "%s/cache/Iv/@05/D%06d", top, i);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	slow_getdents_ms = 1;
+	overlaps = 0;
+	piped = scan(1000, 1);
+	seen = overlaps;
+	print_message("%d stats while a directory was read\n", seen);
+	assert_true(seen > 0);
+	overlaps = 0;
+	no_threads = 1;
+	alone = scan(1000, 4);
+	no_threads = 0;
+	slow_getdents_ms = 0;
+	assert_int_equal(overlaps, 0);
+	assert_int_equal(scan_stats(alone)->threads_peak, 1);
+	assert_int_equal(scan_stats(piped)->objects, 512 + 3000);
+	assert_int_equal(scan_stats(alone)->objects, 512 + 3000);
+	assert_int_equal(scan_stats(alone)->errors, 0);
+	assert_int_equal(scan_ncand(alone), scan_ncand(piped));
+	for (k = 0; k < scan_ncand(alone); k++)
+		assert_true(cand_cmp(&scan_cands(alone)[k], &scan_cands(piped)[k]) == 0);
+	scan_free(piped);
+	scan_free(alone);
 }
 
 static int
@@ -891,8 +961,13 @@ test_yield(void **state)
 	int round;
 
 	(void)state;
-	obj("cache/Iv/@00/Dx", now, 0);
-	obj("cache/Iv/@01/Dy", now, 0);
+	/* directories enough that a second worker, wrongly woken, finds one */
+	for (round = 0; round < 64; round++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "cache/Iv/@%02x/D%d", round, round);
+		obj(rel, now, 0);
+	}
 	for (round = 0; round < 2; round++) {
 		memset(&y, 0, sizeof(y));
 		atomic_store(&y.yield, 1);
@@ -905,7 +980,7 @@ test_yield(void **state)
 		assert_int_equal(pthread_join(t, NULL), 0);
 		close(y.fd);
 		assert_non_null(y.r);
-		assert_int_equal(scan_stats(y.r)->objects, round == 0 ? 2 : 0);
+		assert_int_equal(scan_stats(y.r)->objects, round == 0 ? 64 : 0);
 		assert_int_equal(scan_stats(y.r)->cancelled, round);
 		assert_int_equal(scan_stats(y.r)->threads_peak, 1);
 		scan_free(y.r);
@@ -1585,6 +1660,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_chunks_stat_in_inode_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunks_out_of_descriptors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunks_big_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reads_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_never_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsendable_and_foreign, setup, teardown),
