@@ -167,12 +167,19 @@ cull_round() {
 	echo "bind_ts=$(reg_ts) kstart_ts=$(kmark_ts "start $who")" >> "$ro.raw"
 	reclaim mem0 >> "$ro.raw"
 	perf_start "$ro"
-	n=$((limit * 2)) reached=0
-	while [ $n -gt 0 ] && alive "$PID"; do
-		if limits_ok; then reached=1; break; fi
-		sleep 0.5; n=$((n - 1))
-	done
-	mark "reached"
+	reached=0
+	if [ -x /usr/bin/vm-watch ]; then
+		# bench/vm-watch.c: statfs every 10 ms, the marker written at once
+		vm-watch "$FS" "$brun" "$frun" "$PID" "$limit" "$TR/trace_marker" && reached=1
+		[ $reached = 1 ] || mark "reached"
+	else
+		n=$((limit * 2))
+		while [ $n -gt 0 ] && alive "$PID"; do
+			if limits_ok; then reached=1; break; fi
+			sleep 0.5; n=$((n - 1))
+		done
+		mark "reached"
+	fi
 	sleep 3
 	echo "reached=$reached cpu_ticks=$(cpu_ticks "$PID")" >> "$ro.raw"
 	reclaim mem1 >> "$ro.raw"

@@ -20,8 +20,9 @@
 #   bench=vm-nocull daemon=D cpu20_s= ...
 #   bench=vm-restart daemon=D starts= died= exit_codes= bind_median_s=
 #
-#   BUILD            build directory (default build); needs $BUILD/cachefilesd
-#                    and $BUILD/bench/vm-gen (make BUILD=... $BUILD/bench/vm-gen)
+#   BUILD            build directory (default build); needs $BUILD/cachefilesd,
+#                    $BUILD/bench/vm-gen and $BUILD/bench/vm-watch
+#                    (make BUILD=... $BUILD/bench/vm-gen $BUILD/bench/vm-watch)
 #   VMB_COUNTS       object counts (default 200000)
 #   VMB_SIZE         object sizes, MIN-MAX KiB, log-uniform (default 4-16)
 #   VMB_FILL         free space, in %, the disk is filled to (default 6)
@@ -227,6 +228,10 @@ case " $DAEMONS " in
 	[ -x "$B/bench/vm-floor" ] || skip "$B/bench/vm-floor not built"
 	vm_put_program "$x" "$B/bench/vm-floor" /usr/bin/vm-floor ;;
 esac
+# The time back above brun, to 10 ms (the guest script polls every half
+# second without it).
+[ -x "$B/bench/vm-watch" ] || skip "$B/bench/vm-watch not built (make BUILD=... $B/bench/vm-watch)"
+vm_put_program "$x" "$B/bench/vm-watch" /usr/bin/vm-watch
 (cd "$x" && find . | cpio -o -H newc --quiet) > "$VM_WORK/extra.cpio" || skip "cpio failed"
 cat "$VM_WORK/initramfs.cpio" "$VM_WORK/extra.cpio" > "$VM_WORK/bench-initramfs.cpio"
 
