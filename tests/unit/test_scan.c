@@ -403,9 +403,9 @@ test_chunks_out_of_descriptors(void **state)
 }
 
 /*
- * A directory whose entries overflow the buffer in the middle of a chunk:
- * what was gathered is stat'ed, the rest of it read on its own, and the
- * directories after it make the next chunk.  Nothing is lost.
+ * A directory whose entries overflow a fill in the middle of a chunk:
+ * what was gathered is stat'ed, and the rest of it and the directories
+ * after it go into the next fill.  Nothing is lost.
  */
 static void
 test_chunks_big_directory(void **state)
