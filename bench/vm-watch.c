@@ -76,6 +76,8 @@ mark(const char *marker)
 	int fd = open(marker, O_WRONLY | O_CLOEXEC);
 	int ok = fd >= 0 && write(fd, msg, sizeof(msg) - 1) == (ssize_t)(sizeof(msg) - 1);
 
+	if (!ok)
+		fprintf(stderr, "vm-watch: %s: %s\n", marker, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return ok ? 0 : -1;
