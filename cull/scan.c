@@ -53,6 +53,7 @@
  * time (bench/scan-orders, chunk16 against dirino; bench/VM-RESULTS.md).
  */
 #define CHUNK_DIRS 16
+#define HANDOFF_EVERY 32	/* stats between offers of the CPU to the reader (hand_off) */
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 struct sdir {
@@ -95,6 +96,7 @@ struct walk {
 	unsigned reading;		/* workers with a chunk among them */
 	struct adapt ad;		/* how many workers read (adapt.h) */
 	unsigned peak;			/* the most workers reading at once */
+	int crowded;			/* fewer CPUs than scan threads and culler */
 	uint64_t now_s;
 	uint64_t rng;			/* xorshift64 state, under the lock */
 	/* early snapshots (opt->early): objects seen when the last was taken */
@@ -154,6 +156,12 @@ struct fill {
 	int last;			/* the chunk's last: its directories are done */
 };
 
+/* What a worker's reading thread is doing, for its stater (hand_off). */
+enum reader_state {
+	READER_PARKED,			/* between chunks: waiting for a fill, a directory, the end */
+	READER_READING			/* from popping a chunk to handing over its last fill */
+};
+
 /*
  * One worker: a reading thread and a stat'ing thread, so that the reads of
  * the next chunk's directories (synchronous, a block at a time for an
@@ -181,6 +189,7 @@ struct worker {
 	unsigned produced, consumed;	/* fills handed over, fills stat'ed */
 	int ended;			/* the reader pops no more */
 	int piped;
+	atomic_int rstate;		/* enum reader_state, set by the reader */
 	pthread_t tid, reader;
 	unsigned index;			/* workers from ad.active on are parked */
 	int ssfd, rssfd;		/* /proc/thread-self/schedstat of each; -1: none */
@@ -733,14 +742,13 @@ entry(struct worker *k, struct cdir *cd, const char *name, unsigned char type)
  * the fill is full first, -1 on error.
  */
 static int
-gather(struct worker *k, struct fill *f, uint32_t who)
+gather(struct fill *f, uint32_t who)
 {
 	int fd = f->ch->dir[who].fd;
 
 	while (f->used + DENTS_READ <= DENTS_BUF) {
 		ssize_t n, off;
 
-		yield(k->w, &f->ch->reader.yielded);
 		n = getdents64(fd, f->buf + f->used, DENTS_READ);
 		if (n < 0)
 			return -1;
@@ -758,6 +766,32 @@ gather(struct worker *k, struct fill *f, uint32_t who)
 		f->used += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * Offer the CPU to this worker's reader while it reads a chunk, when the
+ * scan's threads and the culler are more than the CPUs.  Both threads run
+ * at SCAN_NICE, and at that weight a woken thread does not preempt its
+ * peer (on 6.1 the wakeup granularity, scaled by the weight, exceeds the
+ * sleeper's credit): the reader, woken by each directory block, waited for
+ * the stater's scheduler tick, read one block a tick, and fell behind, so
+ * that the stater then waited for it and the CPU idled through the
+ * reader's reads (bench/VM-RESULTS.md).  A reader not yet woken leaves
+ * sched_yield() nothing to do.
+ */
+static void
+hand_off(struct worker *k)
+{
+	if (k->piped && k->w->crowded &&
+	    atomic_load_explicit(&k->rstate, memory_order_relaxed) == READER_READING)
+		sched_yield();
+}
+
+/* The reader says what it is doing (hand_off). */
+static void
+reader_is(struct worker *k, enum reader_state s)
+{
+	atomic_store_explicit(&k->rstate, s, memory_order_relaxed);
 }
 
 /*
@@ -780,6 +814,8 @@ stat_gathered(struct worker *k, struct fill *f)
 			continue;
 		yield(k->w, &f->ch->stater.yielded);
 		entry(k, &f->ch->dir[e->who], de->d_name, de->d_type);
+		if (i % HANDOFF_EVERY == HANDOFF_EVERY - 1)
+			hand_off(k);
 	}
 }
 
@@ -1284,8 +1320,15 @@ read_next_chunk(struct worker *k)
 	uint32_t dirs[CHUNK_DIRS];
 	struct chunk *ch;
 	struct spent t0;
+	uint64_t slept = 0;	/* between chunks: nobody's time */
 	size_t n, i;
 
+	/*
+	 * Culls first (scan_opts.yield), but a chunk begun is read to its end:
+	 * paused halfway, the reader left its stater nothing to stat when the
+	 * culls stopped, and the CPU idle while it read the rest.
+	 */
+	yield(w, &slept);
 	pthread_mutex_lock(&w->lock);
 	while (must_wait(w, k))
 		pthread_cond_wait(&w->cond, &w->lock);
@@ -1295,6 +1338,7 @@ read_next_chunk(struct worker *k)
 	}
 	n = take_chunk(w, k, dirs);
 	pthread_mutex_unlock(&w->lock);
+	reader_is(k, READER_READING);
 	ch = &k->chunks[k->nchunks++ % ARRAY_SIZE(k->chunks)];
 	memset(&ch->reader, 0, sizeof(ch->reader));
 	memset(&ch->stater, 0, sizeof(ch->stater));
@@ -1305,7 +1349,7 @@ read_next_chunk(struct worker *k)
 		int r;
 
 		/* full: stat'ed while the rest of the directory goes into the other */
-		while ((r = gather(k, f, (uint32_t)i)) == 0 && !cancelled(w)) {
+		while ((r = gather(f, (uint32_t)i)) == 0 && !cancelled(w)) {
 			span_end(k->rssfd, &t0, &ch->reader);
 			hand_over(k, f, 0);
 			f = fill_get(k);
@@ -1316,6 +1360,7 @@ read_next_chunk(struct worker *k)
 			k->rst.errors++;
 	}
 	span_end(k->rssfd, &t0, &ch->reader);
+	reader_is(k, READER_PARKED);
 	hand_over(k, f, 1);
 	return 1;
 }
@@ -1485,7 +1530,7 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 {
 	struct walk w;
 	struct worker *ks;
-	unsigned nk = opt->threads ? opt->threads : 1, i, started = 0;
+	unsigned nk = opt->threads ? opt->threads : 1, i, started = 0, cpus;
 	uint64_t t0 = now_ms();
 	struct scan_result *r = result_new(rootfd, opt->max_candidates);
 
@@ -1503,7 +1548,9 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	pthread_cond_init(&w.cond, NULL);
 	add_dir(&w, UINT32_MAX, "");
 	r->st.dirs = 0;		/* the root is not counted */
-	adapt_init(&w.ad, nk, opt->cpus ? opt->cpus : scan_usable_cpus(), schedstat_readable());
+	cpus = opt->cpus ? opt->cpus : scan_usable_cpus();
+	w.crowded = cpus < 2 * nk + 1;
+	adapt_init(&w.ad, nk, cpus, schedstat_readable());
 
 	ks = xcalloc(nk, sizeof(*ks));
 	for (i = 0; i < nk; i++)

@@ -68,8 +68,8 @@ struct scan_opts {
 	const atomic_int *cancel;	/* stop early when *cancel becomes non-zero */
 	/*
 	 * While *yield is non-zero the workers wait (polling every 2 ms)
-	 * before their next directory read and their next entry: someone else
-	 * needs the disk first.  NULL: never.
+	 * before their next chunk of directories and their next entry:
+	 * someone else needs the disk first.  NULL: never.
 	 */
 	const atomic_int *yield;
 	uint64_t seed;			/* directory order; 0: from the clock */

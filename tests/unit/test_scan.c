@@ -86,6 +86,8 @@ static atomic_int in_getdents;		/* calls under way now */
 static int slow_getdents_ms;		/* each call sleeps this long first: a slow disk */
 static int force_unknown;		/* every d_type becomes DT_UNKNOWN */
 static ino_t hook_ino;			/* the directory whose end runs the hook */
+static atomic_ulong yield_ino;		/* the directory whose first read sets *yield_flag */
+static atomic_int *yield_flag;
 static void (*hook)(void);		/* run once, then cleared */
 
 ssize_t
@@ -97,6 +99,10 @@ __wrap_getdents64(int fd, void *buf, size_t len)
 	in_getdents++;
 	n = __real_getdents64(fd, buf, len);
 	getdents_calls++;
+	if (n > 0 && yield_ino != 0 && fstat(fd, &sb) == 0 && sb.st_ino == yield_ino) {
+		atomic_store(yield_flag, 1);
+		yield_ino = 0;
+	}
 	if (slow_getdents_ms > 0) {
 		struct timespec ts = { 0, slow_getdents_ms * 1000L * 1000L };
 		nanosleep(&ts, NULL);
@@ -152,6 +158,20 @@ __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *)
 	if (no_threads)
 		return EAGAIN;
 	return __real_pthread_create(t, a, fn, arg);
+}
+
+/* ---- the sched_yield seam: the stater's offers of the CPU, counted ---- */
+
+int __real_sched_yield(void);
+int __wrap_sched_yield(void);
+
+static atomic_int yields;
+
+int
+__wrap_sched_yield(void)
+{
+	yields++;
+	return __real_sched_yield();
 }
 
 static void
@@ -472,6 +492,69 @@ test_reads_ahead(void **state)
 		assert_true(cand_cmp(&scan_cands(alone)[k], &scan_cands(piped)[k]) == 0);
 	scan_free(piped);
 	scan_free(alone);
+}
+
+/* One worker, told it has cpus CPUs; returns the scan's count of sched_yield() calls. */
+static int
+yields_in_scan(unsigned cpus, size_t objects)
+{
+	struct scan_opts o = { .max_candidates = 100, .threads = 1, .cpus = cpus };
+	int fd = cache_fd();
+	struct scan_result *r;
+
+	yields = 0;
+	r = scan_run(fd, &o, NULL);
+	close(fd);
+	assert_non_null(r);
+	assert_int_equal(scan_stats(r)->objects, objects);
+	scan_free(r);
+	return yields;
+}
+
+/* n empty data objects in top/rel, named from D000000 on. */
+static void
+empty_objs(const char *rel, int n)
+{
+	char p[PATH_MAX + 128];
+	int i, fd;
+
+	mkdirs(rel);
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%s/D%06d", top, rel, i);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+}
+
+/*
+ * Fewer CPUs than the scan's threads and the culler: the stater offers the
+ * CPU to its reader while that reads a chunk (here the second directory,
+ * slowly, while the first is stat'ed), and never while the reader waits
+ * between chunks (one directory: nothing left to read while it is
+ * stat'ed), nor with CPUs enough, nor when the worker's one thread does
+ * both.
+ */
+static void
+test_hands_off(void **state)
+{
+	int n;
+
+	(void)state;
+	empty_objs("cache/Iv/@05", 3000);
+	assert_int_equal(yields_in_scan(1, 3000), 0);
+	empty_objs("cache/Iv/@06", 3000);
+	slow_getdents_ms = 40;
+	n = yields_in_scan(1, 6000);
+	print_message("%d offers of the CPU\n", n);
+	assert_true(n > 0);
+	assert_int_equal(yields_in_scan(64, 6000), 0);
+	/* alone, one thread reads and stats: a directory over a fill is stat'ed mid-chunk */
+	empty_objs("cache/Iv/@07", 20000);
+	no_threads = 1;
+	assert_int_equal(yields_in_scan(1, 26000), 0);
+	no_threads = 0;
+	slow_getdents_ms = 0;
 }
 
 static int
@@ -982,9 +1065,59 @@ test_yield(void **state)
 		assert_non_null(y.r);
 		assert_int_equal(scan_stats(y.r)->objects, round == 0 ? 64 : 0);
 		assert_int_equal(scan_stats(y.r)->cancelled, round);
-		assert_int_equal(scan_stats(y.r)->threads_peak, 1);
+		/* cancelled while it waited, no worker took a chunk */
+		assert_int_equal(scan_stats(y.r)->threads_peak, round == 0 ? 1 : 0);
 		scan_free(y.r);
 	}
+}
+
+static atomic_int ended_yielding;	/* the hook directory read to its end meanwhile */
+
+static void
+note_end(void)
+{
+	atomic_store(&ended_yielding, atomic_load(yield_flag) + 1);
+}
+
+/*
+ * Culls begin while the reader is halfway through a directory: it reads
+ * the directory to its end (its stater then finds entries to stat when
+ * the culls stop), and stats nothing meanwhile.
+ */
+static void
+test_yield_mid_chunk(void **state)
+{
+	const struct timespec tick = { 0, 2 * 1000 * 1000 };
+	char p[PATH_MAX + 128];
+	struct yield_run y;
+	struct stat sb;
+	pthread_t t;
+	int i;
+
+	(void)state;
+	empty_objs("cache/Iv/@05", 20000);	/* several reads */
+	snprintf(p, sizeof(p), "%s/cache/Iv/@05", top);
+	assert_int_equal(stat(p, &sb), 0);
+	memset(&y, 0, sizeof(y));
+	yield_flag = &y.yield;
+	yield_ino = sb.st_ino;
+	hook_ino = sb.st_ino;
+	atomic_store(&ended_yielding, 0);
+	hook = note_end;
+	y.fd = cache_fd();
+	assert_int_equal(pthread_create(&t, NULL, yield_thread, &y), 0);
+	for (i = 0; i < 10000 && atomic_load(&ended_yielding) == 0; i++)
+		nanosleep(&tick, NULL);
+	assert_int_equal(atomic_load(&ended_yielding), 2);	/* read to its end, yield set */
+	nanosleep(&tick, NULL);
+	assert_int_equal(__atomic_load_n(&y.prog.objects, __ATOMIC_RELAXED), 0);
+	atomic_store(&y.yield, 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	close(y.fd);
+	assert_non_null(y.r);
+	assert_int_equal(scan_stats(y.r)->objects, 20000);
+	scan_free(y.r);
+	yield_ino = 0;
 }
 
 static void
@@ -1661,6 +1794,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_chunks_out_of_descriptors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunks_big_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reads_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hands_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_never_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsendable_and_foreign, setup, teardown),
@@ -1680,6 +1814,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_enter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_yield_mid_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_moved_dir_let_go, setup, teardown),
 	};
