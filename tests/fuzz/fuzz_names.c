@@ -4,7 +4,9 @@
  *
  * kcmd_name_ok(): a name it accepts is 1..NAME_MAX bytes, holds no '/',
  * newline or NUL, is neither "." nor "..", does not start with a blank, and
- * "cull NAME" fits one command.  names_kind(): data and directory names are
+ * "cull NAME" fits one command.  kcmd_name_len_in(), given the input as a
+ * record of exactly its size: what kcmd_name_len() says of the bytes up to
+ * the first NUL, or 0 when there is none, reading nothing past the record.  names_kind(): data and directory names are
  * a letter of their kind and at least one byte more, and nothing past the
  * NUL is read.  escape_text(), into a buffer of a size the input picks and
  * exactly that big: no control byte or byte >= 0x7f comes out, the output is
@@ -42,6 +44,21 @@ check_kcmd(const char *name, size_t len)
 	FUZZ_CHECK(!blank(name[0]), "accepted a leading blank");
 	FUZZ_CHECK(snprintf(cmd, sizeof(cmd), "cull %.*s", (int)len, name) <= KCMD_MAX,
 		   "'cull NAME' is longer than %d", KCMD_MAX);
+}
+
+static void
+check_len_in(const uint8_t *data, size_t size, const char *name)
+{
+	char *rec = malloc(size ? size : 1);	/* exactly the record, for ASan */
+	size_t got, want = memchr(data, '\0', size) ? kcmd_name_len(name) : 0;
+
+	if (rec == NULL)
+		abort();
+	if (size)
+		memcpy(rec, data, size);
+	got = kcmd_name_len_in(rec, size);
+	FUZZ_CHECK(got == want, "kcmd_name_len_in says %zu, kcmd_name_len %zu", got, want);
+	free(rec);
 }
 
 static void
@@ -129,6 +146,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(name, data, size);
 	name[size] = '\0';
 	check_kind(name);
+	check_len_in(data, size, name);
 	/* Buffer sizes: 1, a size the first two bytes pick, and the full one. */
 	check_escape(name, 1);
 	if (size >= 2)

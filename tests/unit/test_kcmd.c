@@ -124,6 +124,85 @@ test_no_read_past_limit(void **state)
 	munmap(m, 2 * pg);
 }
 
+/*
+ * kcmd_name_len_in() against kcmd_name_len() on a name put in a record of
+ * room bytes, the bytes after its NUL filled with fill.
+ */
+static void
+agree(const char *name, size_t room, char fill)
+{
+	char rec[NAME_MAX + 64];
+	size_t len = strlen(name);
+
+	assert_true(room <= sizeof(rec));
+	memset(rec, fill, sizeof(rec));
+	memcpy(rec, name, len < room ? len + 1 : room);
+	if (len < room)
+		assert_int_equal(kcmd_name_len_in(rec, room), kcmd_name_len(name));
+	else	/* no end within room */
+		assert_int_equal(kcmd_name_len_in(rec, room), 0);
+}
+
+static void
+test_len_in_agrees(void **state)
+{
+	static const char *const names[] = {
+		"Dabc", "x", "...", ".h", "..x", "D.", "D\x01\x7f\xe9", "Dtrailing space ",
+		"", ".", "..", "D/x", "/", "Dline\nbreak", "Dends\n", " Dleading", "\tDtab",
+		"\nD", "\rD", "D1234567", "D12345678", "D123456/", "D1234567\n",
+	};
+	char name[NAME_MAX + 2];
+	size_t i, len, at, room;
+	const char bad[] = { '/', '\n' };
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (room = 0; room <= strlen(names[i]) + 17; room++) {
+			agree(names[i], room, 'x');
+			agree(names[i], room, '\n');
+		}
+	/* Every length up to NAME_MAX + 1, and a bad byte at every place. */
+	for (len = 1; len <= NAME_MAX + 1; len++) {
+		memset(name, 'D', len);
+		name[len] = '\0';
+		agree(name, len + 1 + len % 9, '/');
+		for (at = 1; at < len; at++)
+			for (i = 0; i < sizeof(bad); i++) {
+				name[at] = bad[i];
+				agree(name, len + 1, 'x');
+				name[at] = 'D';
+			}
+	}
+}
+
+/* Nothing at or past room is read, even when no NUL comes before it. */
+static void
+test_len_in_room(void **state)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), room;
+	char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *end;
+
+	(void)state;
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + pg, pg, PROT_NONE), 0);
+	end = m + pg;
+	for (room = 0; room <= 40; room++) {
+		memset(end - room, 'D', room);
+		assert_int_equal(kcmd_name_len_in(end - room, room), 0);
+		if (room > 1) {
+			end[-1] = '\0';
+			assert_int_equal(kcmd_name_len_in(end - room, room), room - 1);
+		}
+	}
+	/* A room claiming more than NAME_MAX + 1 bytes: no more are read. */
+	memset(end - (NAME_MAX + 1), 'D', NAME_MAX + 1);
+	assert_int_equal(kcmd_name_len_in(end - (NAME_MAX + 1), 4096), 0);
+	end[-1] = '\0';
+	assert_int_equal(kcmd_name_len_in(end - (NAME_MAX + 1), 4096), NAME_MAX);
+	munmap(m, 2 * pg);
+}
+
 int
 main(void)
 {
@@ -133,6 +212,8 @@ main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_length),
 		cmocka_unit_test(test_no_read_past_limit),
+		cmocka_unit_test(test_len_in_agrees),
+		cmocka_unit_test(test_len_in_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
