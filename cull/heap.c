@@ -27,20 +27,6 @@ heap_free(struct heap *h)
 	h->n = h->cap = 0;
 }
 
-int
-cand_cmp(const struct cand *a, const struct cand *b)
-{
-	uint64_t x = cand_atime(a), y = cand_atime(b);
-
-	if (x != y)
-		return x < y ? -1 : 1;
-	x = cand_ino(a);
-	y = cand_ino(b);
-	if (x != y)
-		return x < y ? -1 : 1;
-	return a->dir < b->dir ? -1 : a->dir > b->dir;
-}
-
 static void
 sift_up(struct cand *v, size_t i)
 {

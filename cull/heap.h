@@ -63,8 +63,25 @@ int heap_wants(const struct heap *h, uint64_t atime_ns, uint64_t ino);
 void heap_sort_oldest_first(struct heap *h);
 /* Only the k oldest to the front, sorted; the rest after them in no order. */
 void heap_sort_oldest(struct heap *h, size_t k);
-/* Order used everywhere: atime, then inode number.  <0, 0, >0. */
-int cand_cmp(const struct cand *a, const struct cand *b);
+/*
+ * Order used everywhere: atime, then inode number (then the directory, so
+ * that no two records tie).  <0, 0, >0.  Inline: the sorts and the heap
+ * call it tens of millions of times a scan, and a call cost them about a
+ * quarter of their instructions.
+ */
+static inline int
+cand_cmp(const struct cand *a, const struct cand *b)
+{
+	uint64_t x = cand_atime(a), y = cand_atime(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	x = cand_ino(a);
+	y = cand_ino(b);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return a->dir < b->dir ? -1 : a->dir > b->dir;
+}
 
 /* What names an object culled: its atime then and its inode number. */
 struct cand_key {
