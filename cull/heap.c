@@ -219,17 +219,45 @@ select_oldest(struct cand *v, size_t n, size_t k, unsigned depth)
 	insertion_sort(v, n);
 }
 
+/* Twice the depth of a balanced split of n: past it, quicksort is going badly. */
+static unsigned
+depth_limit(size_t n)
+{
+	unsigned depth = 0;
+
+	for (; n > 1; n >>= 1)
+		depth += 2;
+	return depth;
+}
+
+void
+cands_sort_oldest(struct cand *v, size_t within, size_t from, size_t k)
+{
+	if (k > within)
+		k = within;
+	if (k <= from)
+		return;
+	v += from;
+	within -= from;
+	k -= from;
+	if (k < within)
+		select_oldest(v, within, k, depth_limit(within));
+	intro_sort(v, k, depth_limit(k));
+}
+
+void
+cands_select_rank(struct cand *v, size_t within, size_t from, size_t i)
+{
+	if (i < from || i >= within)
+		return;
+	/* select_oldest leaves the k-th oldest at k - 1: partitions put a pivot there. */
+	select_oldest(v + from, within - from, i - from + 1, depth_limit(within - from));
+}
+
 void
 heap_sort_oldest(struct heap *h, size_t k)
 {
-	unsigned depth = 0;
-	size_t n;
-
-	for (n = h->n; n > 1; n >>= 1)
-		depth += 2;
-	if (k < h->n)
-		select_oldest(h->v, h->n, k, depth);
-	intro_sort(h->v, k < h->n ? k : h->n, depth);
+	cands_sort_oldest(h->v, h->n, 0, k);
 }
 
 void

@@ -64,6 +64,17 @@ void heap_sort_oldest_first(struct heap *h);
 /* Only the k oldest to the front, sorted; the rest after them in no order. */
 void heap_sort_oldest(struct heap *h, size_t k);
 /*
+ * The same over v[0..within), known to hold the k oldest of a larger array,
+ * whose from oldest are already at its front in order (left alone).
+ */
+void cands_sort_oldest(struct cand *v, size_t within, size_t from, size_t k);
+/*
+ * The record of rank i (0: the oldest) of v[0..within) to v[i], the i older
+ * ones before it in no order, without sorting them: what a cut-off needs.
+ * v[0..from) as above; nothing happens when i < from or i >= within.
+ */
+void cands_select_rank(struct cand *v, size_t within, size_t from, size_t i);
+/*
  * Order used everywhere: atime, then inode number (then the directory, so
  * that no two records tie).  <0, 0, >0.  Inline: the sorts and the heap
  * call it tens of millions of times a scan, and a call cost them about a

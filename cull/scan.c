@@ -74,6 +74,7 @@ struct scan_result {
 	size_t nvols, vols_cap;
 	struct scan_stats st;
 	size_t sorted;			/* heap.v[0..sorted) are the oldest, in order */
+	size_t selected;		/* heap.v[0..selected) the oldest, sorted or not */
 	dev_t dev;
 	uint64_t mnt_id;
 	int has_mnt_id;
@@ -1049,7 +1050,7 @@ early_publish(struct worker *k)
 	 * whole sorts were most of the user time culling early adds; in the
 	 * VM the difference is within noise (bench/VM-RESULTS.md).
 	 */
-	r->sorted = 0;
+	r->sorted = r->selected = 0;
 	pthread_mutex_lock(&ea->lock);
 	old = ea->snap;
 	ea->snap = r;
@@ -1100,7 +1101,7 @@ scan_kept_cands(struct scan_result *r, struct cand *v, size_t n)
 	heap_free(&r->heap);
 	r->heap.v = v;
 	r->heap.n = r->heap.cap = n;
-	r->sorted = n;
+	r->sorted = r->selected = n;
 	r->st.partial = 1;
 }
 
@@ -1140,6 +1141,13 @@ scan_early_take(struct scan_early *ea)
 	return r;
 }
 
+/* How much of the table holds the n oldest: the known prefix when it does. */
+static size_t
+holding(const struct scan_result *r, size_t n)
+{
+	return r->selected >= n ? r->selected : r->heap.n;
+}
+
 void
 scan_sort_oldest(struct scan_result *r, size_t n)
 {
@@ -1147,8 +1155,23 @@ scan_sort_oldest(struct scan_result *r, size_t n)
 		n = r->heap.n;
 	if (n <= r->sorted)
 		return;
-	heap_sort_oldest(&r->heap, n);
+	cands_sort_oldest(r->heap.v, holding(r, n), r->sorted, n);
 	r->sorted = n;
+	if (r->selected < n)
+		r->selected = n;
+}
+
+const struct cand *
+scan_rank_oldest(struct scan_result *r, size_t i)
+{
+	if (i >= r->heap.n)
+		return NULL;
+	if (i >= r->sorted) {
+		cands_select_rank(r->heap.v, holding(r, i + 1), r->sorted, i);
+		if (r->selected < i + 1)
+			r->selected = i + 1;
+	}
+	return &r->heap.v[i];
 }
 
 void
@@ -1159,6 +1182,8 @@ scan_keep_oldest(struct scan_result *r, size_t n)
 		r->heap.n = n;
 	if (r->sorted > r->heap.n)
 		r->sorted = r->heap.n;
+	if (r->selected > r->heap.n)
+		r->selected = r->heap.n;
 }
 
 /*
@@ -1587,7 +1612,7 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	r->st.cancelled = cancelled(&w);
 	r->st.threads_peak = w.peak;
 	heap_sort_oldest_first(&r->heap);
-	r->sorted = r->heap.n;
+	r->sorted = r->selected = r->heap.n;
 	r->st.ms = now_ms() - t0;
 	return r;
 }

@@ -147,6 +147,12 @@ struct scan_result *scan_early_take(struct scan_early *ea);
  * built from kept state, is sorted whole already.
  */
 void scan_sort_oldest(struct scan_result *r, size_t n);
+/*
+ * The candidate of rank i (0: the oldest), or NULL past the last: it goes
+ * to place i and the i older ones before it, not sorted (a cut-off's
+ * atime costs a selection, not a sort).  Valid until the table changes.
+ */
+const struct cand *scan_rank_oldest(struct scan_result *r, size_t i);
 /* Keep only the n oldest candidates of a result, sorted oldest first. */
 void scan_keep_oldest(struct scan_result *r, size_t n);
 

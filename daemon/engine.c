@@ -1089,11 +1089,16 @@ early_cut(const struct engine *e, struct scan_result *r)
 	k = rank < n ? (size_t)rank : n;
 	names = target_early_names(&d, &f, scan_stats(r)->objects, &scan_stats(r)->sample);
 	h = names < n ? (size_t)names : n;
-	/* The k oldest, and the next one for the tie below, in order; the h oldest too. */
-	scan_sort_oldest(r, (k > h ? k : h) + 1);
-	/* From now on the workers name what is older than the one of rank h. */
+	/*
+	 * From now on the workers name what is older than the one of rank h:
+	 * only its atime is needed, so it is selected, not sorted (h is about
+	 * twice k, and sorting it every snapshot was a good part of the culler's
+	 * own instructions in the simulator: bench/RESULTS.md).
+	 */
 	if (e->memo != NULL && h > 0)
-		namememo_set_below(e->memo, cand_atime(&c[h < n ? h : n - 1]));
+		namememo_set_below(e->memo, cand_atime(scan_rank_oldest(r, h < n ? h : n - 1)));
+	/* The k oldest, and the next one for the tie below, in order. */
+	scan_sort_oldest(r, k + 1);
 	/* Only objects strictly older than the one of that rank. */
 	if (k < n)
 		while (k > 0 && cand_atime(&c[k - 1]) == cand_atime(&c[k]))

@@ -165,6 +165,73 @@ test_select_oldest(void **state)
 	check_select(0, 3, 0);
 }
 
+/*
+ * A cut-off by rank (what an early table's name bound asks), and a sort
+ * that reuses what is known: v[0..from) already the oldest in order, and
+ * v[0..within) known to hold the oldest.  The record of rank i lands at i,
+ * nothing before it is younger and nothing after it older; the known
+ * sorted front is not moved; the sort past it agrees with a full sort.
+ */
+static void
+check_rank(size_t n, size_t from, size_t i, size_t k, int order)
+{
+	struct cand *all = calloc(n, sizeof(*all)), *v = calloc(n, sizeof(*v));
+	size_t j, within = i + 1;
+
+	for (j = 0; j < n; j++) {
+		uint64_t at = order == 0 ? rnd() % 3000 : order == 1 ? j : n - j;
+		cand_set(&all[j], at, rnd() % 40, (uint32_t)(rnd() % 5));
+	}
+	memcpy(v, all, n * sizeof(*v));
+	qsort(all, n, sizeof(*all), ref_cmp);
+	/* The sorted front as a caller leaves it: the from oldest, in order. */
+	if (from > 0) {
+		struct heap h = { v, n, n };
+
+		heap_sort_oldest(&h, from);
+	}
+	cands_select_rank(v, n, from, i);
+	assert_same_cand(&v[i], &all[i]);
+	for (j = 0; j < from; j++)
+		assert_same_cand(&v[j], &all[j]);
+	for (j = 0; j < i; j++)
+		assert_true(ref_cmp(&v[j], &v[i]) <= 0);
+	for (j = i + 1; j < n; j++)
+		assert_true(ref_cmp(&v[j], &v[i]) >= 0);
+	/* Now only v[0..i + 1) need be looked at for the k <= i + 1 oldest. */
+	cands_sort_oldest(v, within, from, k);
+	for (j = 0; j < k; j++)
+		assert_same_cand(&v[j], &all[j]);
+	/* Nothing lost or duplicated. */
+	qsort(v, n, sizeof(*v), ref_cmp);
+	for (j = 0; j < n; j++)
+		assert_same_cand(&v[j], &all[j]);
+	free(v);
+	free(all);
+}
+
+static void
+test_select_rank(void **state)
+{
+	size_t i;
+	int order;
+
+	(void)state;
+	for (order = 0; order < 3; order++) {
+		check_rank(5000, 0, 0, 1, order);
+		check_rank(5000, 0, 4999, 100, order);
+		check_rank(5000, 0, 2000, 900, order);
+		check_rank(5000, 300, 2000, 900, order);
+		check_rank(5000, 300, 2000, 2001, order);
+		check_rank(5000, 1000, 1000, 1001, order);
+		check_rank(20, 3, 7, 5, order);
+		check_rank(1, 0, 0, 1, order);
+	}
+	/* Every rank of a small array, where a pivot often lands next to it. */
+	for (i = 0; i < 300; i++)
+		check_rank(300, i / 3, i, i / 2 + 1, 0);
+}
+
 /* A small case with the expected result written out: ties on atime and inode. */
 static void
 test_hand_order(void **state)
@@ -305,6 +372,7 @@ main(void)
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_sort_orders),
 		cmocka_unit_test(test_select_oldest),
+		cmocka_unit_test(test_select_rank),
 		cmocka_unit_test(test_hand_order),
 		cmocka_unit_test(test_cap_zero),
 		cmocka_unit_test(test_wants_matches_offer),
