@@ -46,16 +46,8 @@ run() {
 		daemon_start -n -s -f "$SIM_CONF"
 		sim_wait_bound 10 || { echo "# lru: daemon did not bind"; exit 1; }
 		# Culling is over when the kernel says so and nothing moves.
-		last=-1 same=0 left=600
-		while [ "$left" -gt 0 ]; do
-			c=$(sim_state cull_files)
-			if [ "$c" = "$last" ] && [ "$(sim_state cull)" = 0 ]; then
-				same=$((same + 1)); [ "$same" -ge 3 ] && break
-			else
-				same=0; t1=$(date +%s%N)
-			fi
-			last=$c; left=$((left - 1)); sleep 0.2
-		done
+		sim_wait_settled 600 3
+		t1=$SIM_SETTLED_NS
 		culled=$(sim_state cull_files)
 		sort -n "$man" >"$SIM_TMP/sorted"
 		# Culled: in the manifest, no longer on disk.

@@ -68,16 +68,7 @@ profile() (
 	daemon_start -n -s -f "$SIM_CONF"
 	sim_wait_bound 60 || { echo "bench=sim-profile daemon=$name error=\"no bind\""; exit 1; }
 	# Culling is over when the kernel says so and nothing moves.
-	last=-1 same=0 left=1800
-	while [ "$left" -gt 0 ]; do
-		c=$(sim_state cull_files)
-		if [ "$c" = "$last" ] && [ "$(sim_state cull)" = 0 ]; then
-			same=$((same + 1)); [ "$same" -ge 5 ] && break
-		else
-			same=0
-		fi
-		last=$c; left=$((left - 1)); sleep 0.2
-	done
+	sim_wait_settled 1800 5
 	culled=$(sim_state cull_files)
 	# A clean stop writes callgrind's files.
 	kill -TERM "$DAEMON_PID"

@@ -177,6 +177,27 @@ _sim_bound() {
 # sim_wait_bound [SECS]: wait until bound (status 1 on time-out).
 sim_wait_bound() { wait_for "${1:-5}" _sim_bound; }
 
+# sim_wait_settled STEPS STILL: poll every 0.2 s, at most STEPS times,
+# until the kernel no longer asks for culling and the count of culled files
+# has stayed put for STILL polls (status 1 if it never does).
+# SIM_SETTLED_NS: when a poll last saw the count move (date +%s%N).
+sim_wait_settled() {
+	_left=$1 _same=0 _last=-1
+	SIM_SETTLED_NS=$(date +%s%N)
+	while [ "$_left" -gt 0 ]; do
+		_c=$(sim_state cull_files)
+		if [ "$_c" = "$_last" ] && [ "$(sim_state cull)" = 0 ]; then
+			_same=$((_same + 1))
+			[ "$_same" -ge "$2" ] && return 0
+		else
+			_same=0 SIM_SETTLED_NS=$(date +%s%N)
+		fi
+		_last=$_c _left=$((_left - 1))
+		sleep 0.2
+	done
+	return 1
+}
+
 daemon_signal() { kill -"$1" "$DAEMON_PID" 2>/dev/null; }
 
 daemon_alive() { [ -n "$DAEMON_PID" ] && ! proc_gone "$DAEMON_PID"; }
