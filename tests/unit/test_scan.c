@@ -334,12 +334,18 @@ check_ranks(struct scan_result *snap, size_t k)
 	qsort(ref, n, sizeof(*ref), cand_qcmp);
 	/* A snapshot is a copy of the heap: its first record is the youngest. */
 	assert_cand_is(scan_rank_oldest(snap, 0), &ref[0]);
-	assert_cand_is(scan_rank_oldest(snap, 2 * k), &ref[2 * k]);
+	/* A sort past a selected prefix too small to hold what it sorts. */
+	assert_cand_is(scan_rank_oldest(snap, k / 2), &ref[k / 2]);
 	scan_sort_oldest(snap, k);
 	for (i = 0; i < k; i++)
 		assert_cand_is(&scan_cands(snap)[i], &ref[i]);
 	assert_cand_is(scan_rank_oldest(snap, k), &ref[k]);
 	assert_cand_is(scan_rank_oldest(snap, k - 1), &ref[k - 1]);
+	/* early_cut's order: the bound's rank, then a sort within it. */
+	assert_cand_is(scan_rank_oldest(snap, 2 * k), &ref[2 * k]);
+	scan_sort_oldest(snap, k + k / 4);
+	for (i = 0; i < k + k / 4; i++)
+		assert_cand_is(&scan_cands(snap)[i], &ref[i]);
 	assert_cand_is(scan_rank_oldest(snap, 2 * k), &ref[2 * k]);
 	assert_cand_is(scan_rank_oldest(snap, k + 3), &ref[k + 3]);
 	assert_cand_is(scan_rank_oldest(snap, (n + 2 * k) / 2), &ref[(n + 2 * k) / 2]);
