@@ -77,19 +77,21 @@ profile() (
 	all=0
 	for f in "$SIM_TMP"/cg.*-*; do
 		[ -s "$f" ] || continue
+		# callgrind numbers threads 01, 02, ...: not octal to $(( ))
 		t=${f##*-}
+		while case $t in 0?*) true ;; *) false ;; esac; do t=${t#0}; done
 		ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
 		[ -n "$ir" ] || continue
 		all=$((all + ir))
 		[ "$ir" -gt 1000000 ] || continue
 		top=$(callgrind_annotate "$f" 2>/dev/null |
-			awk '/file:function/ { on = 1; getline; next }
-			     on && n < 5 && match($0, /\( *[0-9.]+%\)/) {
+			awk -v top="${SIM_PROFILE_TOP:-5}" '/file:function/ { on = 1; getline; next }
+			     on && n < top && match($0, /\( *[0-9.]+%\)/) {
 				p = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "", p)
 				f = substr($0, RSTART + RLENGTH); sub(/ \[.*$/, "", f)
 				sub(/^.*:/, "", f)
 				printf "%s%s %s", n ? "; " : "", f, p; n++ }')
-		echo "bench=sim-profile daemon=$name objects=$N culled=$culled thread=$((t + 0)) ir=$ir top=\"$top\""
+		echo "bench=sim-profile daemon=$name objects=$N culled=$culled thread=$t ir=$ir top=\"$top\""
 	done
 	echo "bench=sim-profile daemon=$name objects=$N culled=$culled thread=all ir=$all"
 )
