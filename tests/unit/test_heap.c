@@ -300,6 +300,32 @@ test_wants_matches_offer(void **state)
 	heap_free(&h);
 }
 
+/*
+ * After every offer, each record is no older than its children, for caps
+ * whose last parent has one child and two: a replaced root climbs back to
+ * its place, and the root stays the youngest kept.
+ */
+static void
+test_heap_property(void **state)
+{
+	static const size_t caps[] = { 1, 2, 3, 4, 255, 256 };
+	struct heap h;
+	struct cand c;
+	size_t k, i, j;
+
+	(void)state;
+	for (k = 0; k < sizeof(caps) / sizeof(caps[0]); k++) {
+		heap_init(&h, caps[k]);
+		for (i = 0; i < 4000; i++) {
+			cand_set(&c, rnd() % 100000, rnd() % 50, (uint32_t)(rnd() % 7));
+			heap_offer(&h, &c);
+			for (j = 1; j < h.n; j++)
+				assert_true(ref_cmp(&h.v[(j - 1) / 2], &h.v[j]) >= 0);
+		}
+		heap_free(&h);
+	}
+}
+
 static void
 test_record_size(void **state)
 {
@@ -376,6 +402,7 @@ main(void)
 		cmocka_unit_test(test_hand_order),
 		cmocka_unit_test(test_cap_zero),
 		cmocka_unit_test(test_wants_matches_offer),
+		cmocka_unit_test(test_heap_property),
 		cmocka_unit_test(test_record_size),
 		cmocka_unit_test(test_drop_keys),
 	};
