@@ -18,7 +18,11 @@ sim_wait_bound || { not_ok "daemon binds"; exit 1; }
 wait_for 5 test -S "$SIM_CTLSOCK"
 check_eq "the directory is made, mode 0755" 755 "$(stat -c %a "$SIM_TMP/run/cfd")"
 check_eq "the socket is 0600 under umask 0" 600 "$(stat -c %a "$SIM_CTLSOCK")"
-check_eq "it answers" true "$(jval ok "$(ctl status 3000)")"
+# The daemon logs the takeover before it unlinks the old socket, and binds
+# before it listens: for a moment a client finds the old socket, none, or
+# one that refuses.  Answering within a few seconds is what counts.
+answers() { [ "$(jval ok "$(ctl status 3000)")" = true ]; }
+check "it answers" wait_for 5 answers
 # A crash leaves the socket behind.
 kill -KILL "$DAEMON_PID"; daemon_wait_exit 5
 check "after a crash the socket is left" test -S "$SIM_CTLSOCK"
@@ -26,7 +30,7 @@ check "after a crash the socket is left" test -S "$SIM_CTLSOCK"
 daemon_start
 sim_wait_bound || { not_ok "daemon binds over a stale socket"; exit 1; }
 check "a stale socket is replaced" wait_for 5 grep -q 'replacing a stale socket' "$DAEMON_LOG"
-check_eq "the new socket answers" true "$(jval ok "$(ctl status 3000)")"
+check "the new socket answers" wait_for 5 answers
 # A second daemon must not take the live socket away.
 o0=$(sim_state opens)
 CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" >"$SIM_TMP/second.log" 2>&1
@@ -42,7 +46,7 @@ sleep 1
 kill -KILL "$DAEMON_PID"; daemon_wait_exit 5
 check "a listener gone within the wait: its socket is taken over" \
     wait_for 15 grep -q 'replacing a stale socket' "$SIM_TMP/third.log"
-check_eq "the new daemon answers" true "$(jval ok "$(ctl status 5000)")"
+check "the new daemon answers" wait_for 10 answers
 DAEMON_PID=$third
 daemon_signal TERM; daemon_wait_exit 5
 check "the socket is removed at exit" test ! -e "$SIM_CTLSOCK"
