@@ -49,8 +49,15 @@ int
 state_encode(struct scan_result *r, const struct state_key *k, uint64_t now_s,
 	     int full, void **out, size_t *outlen)
 {
-	const struct cand *c = scan_cands(r);
-	size_t n = scan_ncand(r), nd = scan_ndirs(r), i, len;
+	return state_encode_list(r, scan_cands(r), scan_ncand(r), k, now_s, full, out, outlen);
+}
+
+int
+state_encode_list(struct scan_result *r, const struct cand *c, size_t nlist,
+		  const struct state_key *k, uint64_t now_s, int full, void **out,
+		  size_t *outlen)
+{
+	size_t n = nlist, nd = scan_ndirs(r), i, len;
 	uint32_t *map, ndirs = 0, names = 0;
 	struct state_hdr h;
 	unsigned char *buf, *p;
@@ -91,7 +98,7 @@ state_encode(struct scan_result *r, const struct state_key *k, uint64_t now_s,
 	h.ino = k->ino;
 	h.tag = k->tag;
 	h.written_s = now_s;
-	h.complete_ns = !full && n == scan_ncand(r) ? UINT64_MAX : cand_atime(&c[n - 1]);
+	h.complete_ns = !full && n == nlist ? UINT64_MAX : cand_atime(&c[n - 1]);
 	h.objects = scan_stats(r)->objects;
 	h.ndirs = ndirs;
 	h.ncand = (uint32_t)n;

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cand;
 struct scan_result;
 
 #define STATE_MAGIC "CFDSTATE"
@@ -68,6 +69,14 @@ uint64_t state_fnv64(const void *p, size_t n, uint64_t h);
  */
 int state_encode(struct scan_result *r, const struct state_key *k, uint64_t now_s,
 		 int full, void **buf, size_t *len);
+/*
+ * The same for the list c[0..n), oldest first, of r's candidates (what is
+ * left of r's table while it is culled from: victims_copy_left), with r's
+ * directories and counts.
+ */
+int state_encode_list(struct scan_result *r, const struct cand *c, size_t n,
+		      const struct state_key *k, uint64_t now_s, int full, void **buf,
+		      size_t *len);
 
 enum state_refusal {
 	STATE_OK,

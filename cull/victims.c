@@ -518,6 +518,16 @@ victims_retry(struct victims *vs)
 }
 
 size_t
+victims_copy_left(const struct victims *vs, struct cand *out)
+{
+	size_t rest = vs->n - vs->cur;
+
+	memcpy(out, vs->v, vs->kept * sizeof(*vs->v));
+	memcpy(out + vs->kept, vs->v + vs->cur, rest * sizeof(*vs->v));
+	return vs->kept + rest;
+}
+
+size_t
 victims_left(const struct victims *vs)
 {
 	return vs->n - vs->cur;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cand;
 struct namememo;
 struct scan_result;
 struct victims;
@@ -67,6 +68,12 @@ void victims_keep(struct victims *vs);
 size_t victims_retry(struct victims *vs);
 size_t victims_left(const struct victims *vs);
 size_t victims_kept(const struct victims *vs);
+/*
+ * Copy what is left of the table, the kept victims then those not reached,
+ * still oldest first, to out (room for victims_kept() + victims_left());
+ * returns how many.  The pass goes on as it was.
+ */
+size_t victims_copy_left(const struct victims *vs, struct cand *out);
 /*
  * Just before a cull: does the victim's directory still resolve from the
  * cache root, component by component without following links, to the very

@@ -61,6 +61,15 @@
  */
 #define SCAN_NICE 10
 #define IOPRIO_BE_LOWEST ((2 << 13) | 7)	/* best-effort class, level 7 */
+/*
+ * A finished scan's table is kept (DIR/cachefilesd.state) once the culling
+ * it serves pauses, not at the scan's end: written there, the file came
+ * before the culls the kernel waits for, and its own blocks (0.8 MiB at
+ * 200,000 objects, up to 20 MiB) counted against the run limits being
+ * reached, 83 culls more in the VM's first round.  While culling goes on
+ * without a pause, it is kept this long after the scan at the latest.
+ */
+#define STATE_DEFER_MS 60000
 #define AGE_PERIOD_MIN_S 60
 #define AGE_PERIOD_MAX_S 86400
 
@@ -130,6 +139,9 @@ struct engine {
 	int cur_kept, cur_full;
 	size_t cur_n0;
 	uint64_t cur_written_s;
+	/* cur is a finished scan's table not yet in the file: since state_due_ms. */
+	int state_due;
+	uint64_t state_due_ms;
 	uint64_t mean_bytes, objects;
 	uint64_t odd_logged;		/* what the last logged scan left alone */
 
@@ -249,55 +261,62 @@ state_read(struct engine *e)
 		 (unsigned long long)((uint64_t)time(NULL) - info.written_s));
 }
 
-/*
- * Keep cur's oldest candidates (sorted oldest first: before victims_new,
- * or compacted by victims_retry) for the next start, as written at
- * written_s.
- */
+/* Write c[0..n), what is left of cur oldest first, as the kept state. */
 static void
-state_write(struct engine *e, int full, uint64_t written_s)
+state_write(struct engine *e, const struct cand *c, size_t n)
 {
 	struct state_key k;
 	size_t len;
 	void *buf;
 	int fd;
 
-	if (!e->state_file || (fd = state_dir(e, &k)) < 0)
+	if ((fd = state_dir(e, &k)) < 0)
 		return;
-	if (state_encode(e->cur, &k, written_s, full, &buf, &len) == 0) {
+	if (state_encode_list(e->cur, c, n, &k, e->cur_written_s, e->cur_full, &buf, &len) == 0) {
 		if (state_save(fd, buf, len) < 0)
 			log_warn("state: %s not written", STATE_FILE);
 		else
-			log_debug(1, "state: %zu bytes written to %s", len, STATE_FILE);
+			log_debug(1, "state: %zu candidates, %zu bytes written to %s", n, len,
+				  STATE_FILE);
 		free(buf);
 	}
 	close(fd);
 }
 
 /*
- * At a stop: the file still lists what was culled (or found gone) since it
- * was written, and a restart would check all of those first, reading the
- * directories they lived in, before its first cull.  So keep only what is
- * left of the table: the busy ones kept for a retry and those not reached,
- * still oldest first, with the list's completeness and its time of writing
- * unchanged (what is gone from the front was older than everything left).
- * With nothing left the file goes: it would list only objects now gone.
+ * Keep what is left of cur for the next start, when it is a finished
+ * scan's table not yet in the file (state_due), or the file lists objects
+ * culled or found gone since: a restart would check all of those first,
+ * reading the directories they lived in, before its first cull.  Left:
+ * the busy ones kept for a retry and those not reached, still oldest
+ * first, with the list's completeness and its time of writing unchanged
+ * (what is gone from the front was older than everything left).  With
+ * nothing left the file goes: it would list only objects now gone.
  */
 static void
-state_rewrite(struct engine *e)
+state_keep(struct engine *e)
 {
 	struct state_key k;
+	struct cand *left;
 	size_t n;
-	int fd;
+	int fd, due = e->state_due;
 
-	if (!e->state_file || !e->cur_kept || e->vs == NULL ||
-	    victims_left(e->vs) + victims_kept(e->vs) >= e->cur_n0)
+	e->state_due = 0;
+	if (!e->state_file || !e->cur_kept || e->cur == NULL)
 		return;
-	n = victims_retry(e->vs);
+	n = e->vs ? victims_left(e->vs) + victims_kept(e->vs) : scan_ncand(e->cur);
+	if (!due && n >= e->cur_n0)
+		return;		/* the file says what is left already */
+	e->cur_n0 = n;
+	if (n > 0 && e->vs == NULL) {
+		state_write(e, scan_cands(e->cur), n);
+		return;
+	}
 	if (n > 0) {
-		scan_keep_oldest(e->cur, n);
-		state_write(e, e->cur_full, e->cur_written_s);
-		log_debug(1, "state: %zu of %zu candidates left to keep", n, e->cur_n0);
+		left = xreallocarray(NULL, n, sizeof(*left));
+		n = victims_copy_left(e->vs, left);
+		state_write(e, left, n);
+		free(left);
 		return;
 	}
 	if ((fd = state_dir(e, &k)) < 0)
@@ -687,7 +706,10 @@ take_table(struct engine *e)
 	e->ngone = 0;
 	e->cur_n0 = scan_ncand(e->cur);
 	e->cur_written_s = (uint64_t)time(NULL);
-	state_write(e, e->cur_full, e->cur_written_s);
+	/* Kept once culling pauses (state_keep): the culls come first. */
+	if (!e->state_due)
+		e->state_due_ms = now_ms();
+	e->state_due = 1;
 	e->vs = victims_new(e->cur, e->cachefd);
 	/* The partial tables' directories, open already: the same scan's indices. */
 	victims_adopt(e->vs, prev);
@@ -1119,6 +1141,8 @@ take_partial(struct engine *e)
 
 	if (e->partial == NULL)
 		return;
+	if (e->state_due)
+		state_keep(e);	/* a finished scan's table: its last chance */
 	prev = detach_victims(e);
 	drop_table(e);
 	scan_keep_oldest(e->partial, e->partial_k);
@@ -1218,6 +1242,8 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 	 * culling early: there the scan is what finds the next victims.
 	 */
 	atomic_store(&e->yield, next == ENGINE_AGAIN && scan_waits(e));
+	if (e->state_due && (next != ENGINE_AGAIN || now_ms() - e->state_due_ms >= STATE_DEFER_MS))
+		state_keep(e);
 	return next;
 }
 
@@ -1316,7 +1342,7 @@ engine_free(struct engine *e)
 		return;
 	event(e, EFSM_EV_STOP, &out);
 	cancel_scan(e);		/* whatever the state: never leave a thread behind */
-	state_rewrite(e);
+	state_keep(e);
 	victims_free(e->vs);
 	scan_free(e->cur);
 	scan_free(e->partial);

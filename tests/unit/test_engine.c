@@ -44,6 +44,19 @@ struct scan_result *__wrap_scan_run(int rootfd, const struct scan_opts *opt,
 struct scan_result *__real_scan_run(int rootfd, const struct scan_opts *opt,
 				    struct scan_progress *prog);
 
+static struct state_hdr kept_header(void);
+
+/* The engine's clock, moved on by the tests (now_ms is wrapped). */
+static uint64_t clock_skew_ms;
+uint64_t __wrap_now_ms(void);
+uint64_t __real_now_ms(void);
+
+uint64_t
+__wrap_now_ms(void)
+{
+	return __real_now_ms() + clock_skew_ms;
+}
+
 /*
  * The scan gate: with hold set, a scan walks the whole tree and then waits
  * (until hold is cleared or the scan is cancelled) before it hands its table
@@ -165,6 +178,7 @@ setup(void **state)
 	atomic_store(&walked, 0);
 	fake_bsize = 4096;
 	base_free = BASE_FREE;
+	clock_skew_ms = 0;
 	return 0;
 }
 
@@ -349,6 +363,8 @@ test_busy_backs_off(void **state)
 	assert_true(delay >= 29000 && delay <= 30000);
 	engine_snapshot(r.e, &es);
 	assert_int_equal(es.busy, 100);
+	/* Culling paused: the table is kept, the busy ones with it. */
+	assert_int_equal(kept_header().ncand, 100);
 	/* Stepping again before the timer changes nothing. */
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_TIMER);
 	engine_snapshot(r.e, &es);
@@ -856,6 +872,88 @@ test_culled_during_scan_left_out(void **state)
 }
 
 /*
+ * A finished scan's table is kept once the culling it serves pauses, not
+ * between its batches (the culls the kernel waits for come first), and
+ * the file then lists only what is left.  At rest it is not written again
+ * for each cull; a clean stop brings it up to date.
+ */
+static void
+test_state_kept_once_culling_pauses(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	char p[PATH_MAX];
+	int i;
+
+	(void)state;
+	make_tree(300);
+	fake_fs = 1;
+	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 200;	/* at least four batches */
+	rig_start_early(&r, 0, 0);
+	first_scan(&r, &st);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	assert_true(nculls > 0 && nculls < 200);
+	assert_int_equal(access(p, F_OK), -1);
+	watching(&r, &st, &delay);
+	assert_int_equal(nculls, 200);
+	assert_int_equal(kept_header().ncand, 100);
+	/* Culling again from the same table: the file waits for the stop. */
+	st.frun = BASE_FREE + 230;
+	watching(&r, &st, &delay);
+	assert_int_equal(nculls, 230);
+	assert_int_equal(kept_header().ncand, 100);
+	rig_stop(&r);
+	assert_int_equal(kept_header().ncand, 70);
+	/* What it lists is what was left: the restart culls the next oldest. */
+	nculls = 0;
+	st.frun = BASE_FREE + 5;
+	atomic_store(&hold, 1);
+	rig_start_early(&r, 0, 0);
+	watching(&r, &st, &delay);
+	assert_int_equal(nculls, 5);
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], 230 + i);
+	rig_stop(&r);
+	assert_int_equal(outside, 0);
+}
+
+/* While batches follow one another without a pause, the table is kept a minute on. */
+static void
+test_state_kept_a_minute_on_at_latest(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	char p[PATH_MAX];
+	int n;
+
+	(void)state;
+	make_tree(300);
+	fake_fs = 1;
+	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 200;
+	rig_start_early(&r, 0, 0);
+	first_scan(&r, &st);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	clock_skew_ms += 59000;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	assert_int_equal(access(p, F_OK), -1);
+	clock_skew_ms += 2000;
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	n = nculls;
+	assert_true(n < 200);
+	assert_int_equal(kept_header().ncand, 300 - n);
+	watching(&r, &st, &delay);
+	assert_int_equal(kept_header().ncand, 300 - n);
+	rig_stop(&r);
+	assert_int_equal(kept_header().ncand, 100);
+}
+
+/*
  * Culls go first: while batches follow one another from a table (here the
  * kept one) and a scan runs, the scan is asked to wait; once culling
  * stops, it is let go.
@@ -934,6 +1032,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stop_keeps_what_is_left, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_culled_during_scan_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_yields_to_culls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_kept_once_culling_pauses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_kept_a_minute_on_at_latest, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
