@@ -1242,8 +1242,16 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 	 * culling early: there the scan is what finds the next victims.
 	 */
 	atomic_store(&e->yield, next == ENGINE_AGAIN && scan_waits(e));
-	if (e->state_due && (next != ENGINE_AGAIN || now_ms() - e->state_due_ms >= STATE_DEFER_MS))
+	if (e->state_due && (next != ENGINE_AGAIN || now_ms() - e->state_due_ms >= STATE_DEFER_MS)) {
 		state_keep(e);
+		/*
+		 * The file's blocks may have taken free space below the run
+		 * limits again: while the kernel asks, pay for them now, not at
+		 * the watch's next look a second later.
+		 */
+		if (next == ENGINE_TIMER && kernel_asks(e))
+			next = ENGINE_AGAIN;
+	}
 	return next;
 }
 

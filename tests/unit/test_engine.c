@@ -89,6 +89,18 @@ static int fake_fs;
 static uint64_t base_free = BASE_FREE;
 static uint64_t fake_bsize = 4096;
 
+static int fake_state_blocks;	/* the kept state's file takes its blocks */
+
+static uint64_t
+state_file_blocks(void)
+{
+	char p[PATH_MAX];
+	struct stat sb;
+
+	snprintf(p, sizeof(p), "%s/cachefilesd.state", top);
+	return stat(p, &sb) == 0 ? ((uint64_t)sb.st_size + 4095) / 4096 : 0;
+}
+
 int
 __wrap_target_fsfree(int fd, struct fsfree *f)
 {
@@ -96,6 +108,8 @@ __wrap_target_fsfree(int fd, struct fsfree *f)
 		return __real_target_fsfree(fd, f);
 	f->blocks = f->files = 1000000;
 	f->bavail = base_free + (uint64_t)nculls * OBJ_BLOCKS;
+	if (fake_state_blocks)
+		f->bavail -= state_file_blocks();
 	f->ffree = base_free + (uint64_t)nculls;
 	f->bsize = fake_bsize;
 	return 0;
@@ -179,6 +193,7 @@ setup(void **state)
 	fake_bsize = 4096;
 	base_free = BASE_FREE;
 	clock_skew_ms = 0;
+	fake_state_blocks = 0;
 	return 0;
 }
 
@@ -920,6 +935,35 @@ test_state_kept_once_culling_pauses(void **state)
 	assert_int_equal(outside, 0);
 }
 
+/*
+ * Written once the goal is met, the file takes free space below the run
+ * limits again: while the kernel asks, the engine culls for it at once,
+ * without waiting for the watch's next look.
+ */
+static void
+test_state_write_paid_for_at_once(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	int steps = 0;
+
+	(void)state;
+	make_tree(300);
+	fake_fs = fake_state_blocks = 1;
+	st.brun = BASE_FREE + 200 * OBJ_BLOCKS;
+	st.frun = BASE_FREE;
+	rig_start_early(&r, 0, 0);
+	first_scan(&r, &st);
+	while (engine_step(r.e, &st, &delay) == ENGINE_AGAIN)
+		assert_true(++steps < 1000);
+	assert_true(state_file_blocks() > 0);
+	/* One cull frees OBJ_BLOCKS, more than the file of 100 candidates takes. */
+	assert_int_equal(nculls, 201);
+	assert_int_equal(kept_header().ncand, 100);	/* written before that cull */
+	rig_stop(&r);
+}
+
 /* While batches follow one another without a pause, the table is kept a minute on. */
 static void
 test_state_kept_a_minute_on_at_latest(void **state)
@@ -1034,6 +1078,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_scan_yields_to_culls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_kept_once_culling_pauses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_kept_a_minute_on_at_latest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_write_paid_for_at_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
