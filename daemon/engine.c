@@ -139,9 +139,12 @@ struct engine {
 	int cur_kept, cur_full;
 	size_t cur_n0;
 	uint64_t cur_written_s;
-	/* cur is a finished scan's table not yet in the file: since state_due_ms. */
+	/*
+	 * cur is a finished scan's table not yet in the file: since
+	 * state_due_ms.  state_dir_bytes: what its directories take in it.
+	 */
 	int state_due;
-	uint64_t state_due_ms;
+	uint64_t state_due_ms, state_dir_bytes;
 	uint64_t mean_bytes, objects;
 	uint64_t odd_logged;		/* what the last logged scan left alone */
 
@@ -399,10 +402,38 @@ kernel_target(const struct engine *e, const struct fsfree *f, uint64_t blocks, u
 	return t;
 }
 
+/*
+ * The blocks the kept state will take once written (state_keep): the
+ * header, the directories and what is left of the table, and one more
+ * for the rounding.  0 when nothing is due.
+ */
+static uint64_t
+state_blocks(const struct engine *e, const struct fsfree *f)
+{
+	uint64_t n;
+
+	if (!e->state_due || !e->state_file || !e->cur_kept || e->cur == NULL || f->bsize == 0)
+		return 0;
+	n = e->vs ? victims_left(e->vs) + victims_kept(e->vs) : scan_ncand(e->cur);
+	if (n == 0)
+		return 0;
+	return (sizeof(struct state_hdr) + e->state_dir_bytes + n * sizeof(struct cand)) /
+	    f->bsize + 2;
+}
+
+/*
+ * The kernel's run limits, and while a scan's table waits to be kept, the
+ * file's blocks on top: written once the goal is met, it would take free
+ * space below brun again right away, and the culls that pay for it would
+ * follow the write instead of meeting the goal once.
+ */
 static struct target
 run_target(const struct engine *e, const struct fsfree *f)
 {
-	return kernel_target(e, f, e->st.brun, e->st.frun);
+	struct target t = kernel_target(e, f, e->st.brun, e->st.frun);
+
+	t.bavail = u64_sat_add(t.bavail, state_blocks(e, f));
+	return t;
 }
 
 /*
@@ -688,7 +719,7 @@ take_table(struct engine *e)
 {
 	const struct scan_stats *ss;
 	struct victims *prev;
-	size_t named;
+	size_t named, i;
 
 	if (e->next == NULL) {
 		log_warnx("scan of the cache failed");
@@ -710,6 +741,9 @@ take_table(struct engine *e)
 	if (!e->state_due)
 		e->state_due_ms = now_ms();
 	e->state_due = 1;
+	e->state_dir_bytes = 0;
+	for (i = 0; i < scan_ndirs(e->cur); i++)
+		e->state_dir_bytes += 8 + strlen(scan_dir_name(e->cur, (uint32_t)i)) + 1;
 	e->vs = victims_new(e->cur, e->cachefd);
 	/* The partial tables' directories, open already: the same scan's indices. */
 	victims_adopt(e->vs, prev);

@@ -90,6 +90,8 @@ static uint64_t base_free = BASE_FREE;
 static uint64_t fake_bsize = 4096;
 
 static int fake_state_blocks;	/* the kept state's file takes its blocks */
+static uint64_t fake_state_extra;	/* and these more, which nobody foresaw */
+static int rig_state_file = 1;	/* state_file for the next rig */
 
 static uint64_t
 state_file_blocks(void)
@@ -108,8 +110,8 @@ __wrap_target_fsfree(int fd, struct fsfree *f)
 		return __real_target_fsfree(fd, f);
 	f->blocks = f->files = 1000000;
 	f->bavail = base_free + (uint64_t)nculls * OBJ_BLOCKS;
-	if (fake_state_blocks)
-		f->bavail -= state_file_blocks();
+	if (fake_state_blocks && state_file_blocks() > 0)
+		f->bavail -= state_file_blocks() + fake_state_extra;
 	f->ffree = base_free + (uint64_t)nculls;
 	f->bsize = fake_bsize;
 	return 0;
@@ -194,6 +196,8 @@ setup(void **state)
 	base_free = BASE_FREE;
 	clock_skew_ms = 0;
 	fake_state_blocks = 0;
+	fake_state_extra = 0;
+	rig_state_file = 1;
 	return 0;
 }
 
@@ -224,6 +228,7 @@ rig_start_early(struct rig *r, uint64_t cull_age, int cull_early)
 	r->cfg.cull_age = cull_age;
 	r->cfg.cull_early = cull_early;
 	r->cfg.scan_threads = 2;
+	r->cfg.state_file = rig_state_file;
 	snprintf(p, sizeof(p), "%s/cache", top);
 	r->cachefd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	assert_true(r->cachefd >= 0);
@@ -542,6 +547,7 @@ test_kernel_target_met_exactly(void **state)
 	(void)state;
 	make_tree(100);
 	fake_fs = 1;
+	rig_state_file = 0;	/* the kept state's blocks would add to the target */
 	st.brun = BASE_FREE + 10 * OBJ_BLOCKS;
 	st.frun = BASE_FREE + 3;
 	rig_start(&r, 0);
@@ -610,6 +616,7 @@ test_old_kernel_limits_in_pages(void **state)
 	make_tree(100);
 	fake_fs = 1;
 	fake_bsize = 1024;
+	rig_state_file = 0;	/* the kept state's blocks would add to the target */
 	st.has_released = 0;
 	st.brun = 300;
 	st.frun = 0;
@@ -936,12 +943,41 @@ test_state_kept_once_culling_pauses(void **state)
 }
 
 /*
- * Written once the goal is met, the file takes free space below the run
- * limits again: while the kernel asks, the engine culls for it at once,
- * without waiting for the watch's next look.
+ * Written once the goal is met, the file would take free space below the
+ * run limits again: its blocks are culled for before it is written, so
+ * that free space stays above brun once it got there.
  */
 static void
-test_state_write_paid_for_at_once(void **state)
+test_state_write_paid_for_first(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+
+	(void)state;
+	make_tree(3000);
+	fake_fs = fake_state_blocks = 1;
+	st.brun = BASE_FREE + 200 * OBJ_BLOCKS;
+	st.frun = BASE_FREE;
+	rig_start_early(&r, 0, 0);
+	first_scan(&r, &st);
+	watching(&r, &st, &delay);
+	/* About 2,800 candidates of 20 bytes: 14 blocks, and 2 for the estimate's margin. */
+	assert_true(state_file_blocks() >= 14);
+	assert_int_equal(nculls, 202);
+	/* Written after the last cull, and free space still above brun. */
+	assert_int_equal(kept_header().ncand, 3000 - nculls);
+	assert_true(BASE_FREE + (uint64_t)nculls * OBJ_BLOCKS - state_file_blocks() >= st.brun);
+	rig_stop(&r);
+}
+
+/*
+ * When the file takes more than foreseen (here 16 blocks more), the
+ * engine culls for the rest at once while the kernel asks, not at the
+ * watch's next look a second later.
+ */
+static void
+test_state_write_shortfall_paid_at_once(void **state)
 {
 	struct kstate st = wants(1);
 	struct rig r;
@@ -951,16 +987,16 @@ test_state_write_paid_for_at_once(void **state)
 	(void)state;
 	make_tree(300);
 	fake_fs = fake_state_blocks = 1;
+	fake_state_extra = 16;
 	st.brun = BASE_FREE + 200 * OBJ_BLOCKS;
 	st.frun = BASE_FREE;
 	rig_start_early(&r, 0, 0);
 	first_scan(&r, &st);
 	while (engine_step(r.e, &st, &delay) == ENGINE_AGAIN)
 		assert_true(++steps < 1000);
-	assert_true(state_file_blocks() > 0);
-	/* One cull frees OBJ_BLOCKS, more than the file of 100 candidates takes. */
-	assert_int_equal(nculls, 201);
-	assert_int_equal(kept_header().ncand, 100);	/* written before that cull */
+	assert_int_equal(kept_header().ncand, 99);
+	/* 201 before the write (8 blocks over brun), then 9 blocks short: 2 more. */
+	assert_int_equal(nculls, 203);
 	rig_stop(&r);
 }
 
@@ -1078,7 +1114,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_scan_yields_to_culls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_kept_once_culling_pauses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_kept_a_minute_on_at_latest, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_state_write_paid_for_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_write_paid_for_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_write_shortfall_paid_at_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
