@@ -894,6 +894,22 @@ test_culled_during_scan_left_out(void **state)
 }
 
 /*
+ * 300 objects scanned, without culling early; the kernel wants 200 files
+ * back (at least four batches).  p: the kept state's path.
+ */
+static void
+scanned_300(struct rig *r, struct kstate *st, char *p, size_t size)
+{
+	make_tree(300);
+	fake_fs = 1;
+	snprintf(p, size, "%s/%s", top, STATE_FILE);
+	st->brun = BASE_FREE;
+	st->frun = BASE_FREE + 200;
+	rig_start_early(r, 0, 0);
+	first_scan(r, st);
+}
+
+/*
  * A finished scan's table is kept once the culling it serves pauses, not
  * between its batches (the culls the kernel waits for come first), and
  * the file then lists only what is left.  At rest it is not written again
@@ -909,13 +925,7 @@ test_state_kept_once_culling_pauses(void **state)
 	int i;
 
 	(void)state;
-	make_tree(300);
-	fake_fs = 1;
-	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
-	st.brun = BASE_FREE;
-	st.frun = BASE_FREE + 200;	/* at least four batches */
-	rig_start_early(&r, 0, 0);
-	first_scan(&r, &st);
+	scanned_300(&r, &st, p, sizeof(p));
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
 	assert_true(nculls > 0 && nculls < 200);
 	assert_int_equal(access(p, F_OK), -1);
@@ -1011,13 +1021,7 @@ test_state_kept_a_minute_on_at_latest(void **state)
 	int n;
 
 	(void)state;
-	make_tree(300);
-	fake_fs = 1;
-	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
-	st.brun = BASE_FREE;
-	st.frun = BASE_FREE + 200;
-	rig_start_early(&r, 0, 0);
-	first_scan(&r, &st);
+	scanned_300(&r, &st, p, sizeof(p));
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
 	clock_skew_ms += 59000;
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
