@@ -264,6 +264,13 @@ state_read(struct engine *e)
 		 (unsigned long long)((uint64_t)time(NULL) - info.written_s));
 }
 
+/* What is left of cur to keep: the busy victims kept for a retry and those not reached. */
+static size_t
+table_left(const struct engine *e)
+{
+	return e->vs ? victims_left(e->vs) + victims_kept(e->vs) : scan_ncand(e->cur);
+}
+
 /* Write c[0..n), what is left of cur oldest first, as the kept state. */
 static void
 state_write(struct engine *e, const struct cand *c, size_t n)
@@ -307,7 +314,7 @@ state_keep(struct engine *e)
 	e->state_due = 0;
 	if (!e->state_file || !e->cur_kept || e->cur == NULL)
 		return;
-	n = e->vs ? victims_left(e->vs) + victims_kept(e->vs) : scan_ncand(e->cur);
+	n = table_left(e);
 	if (!due && n >= e->cur_n0)
 		return;		/* the file says what is left already */
 	e->cur_n0 = n;
@@ -404,8 +411,8 @@ kernel_target(const struct engine *e, const struct fsfree *f, uint64_t blocks, u
 
 /*
  * The blocks the kept state will take once written (state_keep): the
- * header, the directories and what is left of the table, and one more
- * for the rounding.  0 when nothing is due.
+ * header, every directory of the table and what is left of it, and two
+ * more for the rounding and a margin.  0 when nothing is due.
  */
 static uint64_t
 state_blocks(const struct engine *e, const struct fsfree *f)
@@ -414,7 +421,7 @@ state_blocks(const struct engine *e, const struct fsfree *f)
 
 	if (!e->state_due || !e->state_file || !e->cur_kept || e->cur == NULL || f->bsize == 0)
 		return 0;
-	n = e->vs ? victims_left(e->vs) + victims_kept(e->vs) : scan_ncand(e->cur);
+	n = table_left(e);
 	if (n == 0)
 		return 0;
 	return (sizeof(struct state_hdr) + e->state_dir_bytes + n * sizeof(struct cand)) /
