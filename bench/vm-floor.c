@@ -15,6 +15,9 @@
  * time is the kernel's cost of the walk and of the culls plus very little,
  * a floor under our daemon's and 0.10.10's in the same run.  Then it waits
  * for SIGTERM.  A benchmark probe, never installed; not a daemon to run.
+ * With the line "vm-floor-order inode" in CONF (consumed here, not sent to
+ * the kernel) it culls the same oldest set in directory and inode order:
+ * an experiment's probe, bench/VM-RESULTS.md "Cull order".
  *
  *   vm-floor [-n] [-s] -f CONF
  */
@@ -33,6 +36,8 @@
 
 struct ent {
 	uint64_t atime;
+	uint64_t ino;
+	uint64_t blocks;	/* st_blocks, 512-byte units */
 	uint32_t dir;		/* index in dirfds */
 	uint32_t name;		/* offset in names */
 };
@@ -44,6 +49,7 @@ static size_t names_len, names_cap;
 static int *dirfds;
 static size_t ndirs, dirs_cap;
 static unsigned brun_pct, frun_pct;
+static int inode_order;	/* "vm-floor-order inode" in CONF: see main() */
 
 static void *
 grow(void *p, size_t *cap, size_t need, size_t size)
@@ -65,6 +71,16 @@ atime_cmp(const void *a, const void *b)
 	const struct ent *x = a, *y = b;
 
 	return x->atime < y->atime ? -1 : x->atime > y->atime;
+}
+
+static int
+dir_ino_cmp(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
 /* Every file of the directory open as fd stat'ed once, subdirectories walked. */
@@ -104,6 +120,8 @@ walk(int fd)
 		ents = grow(ents, &ents_cap, nents + 1, sizeof(*ents));
 		ents[nents].atime = (uint64_t)sb.st_atim.tv_sec * 1000000000u +
 		    (uint64_t)sb.st_atim.tv_nsec;
+		ents[nents].ino = (uint64_t)sb.st_ino;
+		ents[nents].blocks = (uint64_t)sb.st_blocks;
 		ents[nents].dir = idx;
 		ents[nents].name = (uint32_t)names_len;
 		names_len += len;
@@ -123,6 +141,31 @@ limits_met(int fd)
 	    sv.f_ffree >= sv.f_files / 100 * frun_pct;
 }
 
+/*
+ * How many of the oldest (ents sorted by atime) meet the run limits from
+ * here: an experiment's probe (VM-RESULTS, "cull order"), which culls that
+ * same set in directory and inode order instead, to price the order of the
+ * kernel's unlinks.
+ */
+static size_t
+deficit_set(int fd)
+{
+	struct statvfs sv;
+	uint64_t need_b = 0, need_f = 0, got_b = 0;
+	size_t i;
+
+	if (fstatvfs(fd, &sv) < 0)
+		return 0;
+	if (sv.f_bavail < sv.f_blocks / 100 * brun_pct)
+		need_b = sv.f_blocks / 100 * brun_pct - sv.f_bavail;
+	if (sv.f_ffree < sv.f_files / 100 * frun_pct)
+		need_f = sv.f_files / 100 * frun_pct - sv.f_ffree;
+	for (i = 0; i < nents && (got_b < need_b || i < need_f); i++)
+		got_b += ents[i].blocks * 512 / sv.f_frsize;
+	fprintf(stderr, "vm-floor: inode order for the %zu oldest\n", i);
+	return i;
+}
+
 /* Each line of CONF to the device, the run limits noted; the cache's directory. */
 static char *
 configure(int dev, const char *conf)
@@ -140,6 +183,10 @@ configure(int dev, const char *conf)
 		line[len] = '\0';
 		if (len == 0 || line[0] == '#')
 			continue;
+		if (strcmp(line, "vm-floor-order inode") == 0) {
+			inode_order = 1;	/* the probe's own, not the kernel's */
+			continue;
+		}
 		if (strncmp(line, "dir ", 4) == 0)
 			dir = strdup(line + 4);
 		sscanf(line, "brun %u%%", &brun_pct);
@@ -187,6 +234,8 @@ main(int argc, char **argv)
 	}
 	walk(dup(root));
 	qsort(ents, nents, sizeof(*ents), atime_cmp);
+	if (inode_order)
+		qsort(ents, deficit_set(root), sizeof(*ents), dir_ino_cmp);
 	for (i = 0; i < nents; i++) {
 		const struct ent *e = &ents[i];
 		int len;
