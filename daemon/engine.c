@@ -126,6 +126,7 @@ struct engine {
 	/* Kept state (state_file): DIR/cachefilesd.state. */
 	int state_file;
 	uint64_t tag_hash;
+	char dir[PATH_MAX];		/* DIR as configured, when there is no channel */
 
 	/* The candidates being culled. */
 	struct scan_result *cur;
@@ -182,6 +183,7 @@ settings(struct engine *e, const struct config *cfg)
 	e->threads = cfg->scan_threads ? cfg->scan_threads : 1;
 	e->cull_early = cfg->cull_early;
 	e->state_file = cfg->state_file;
+	memcpy(e->dir, cfg->dir, sizeof(e->dir));
 	e->tag_hash = state_fnv64(cfg->tag[0] ? cfg->tag : "CacheFiles",
 				  strlen(cfg->tag[0] ? cfg->tag : "CacheFiles"), STATE_FNV_INIT);
 	if (e->threads > 64)
@@ -200,18 +202,22 @@ early_notify(void *arg)
 }
 
 /*
- * DIR, where the kept state lives: the parent of DIR/cache, checked to hold
- * the very DIR/cache we cull in.  -1 when it cannot be told.
+ * DIR, where the kept state lives, by the path the kernel was given (as
+ * the channel resolved it; the configured one without a channel), checked
+ * to hold the very DIR/cache we cull in.  Not DIR/cache's parent: with
+ * DIR/cache moved elsewhere that would be a directory outside DIR, and the
+ * file would be written or removed there.  -1 when it cannot be told.
  */
 static int
 state_dir(const struct engine *e, struct state_key *k)
 {
 	struct stat here, there;
+	const char *dir = e->k != NULL ? kernel_dir(e->k) : e->dir;
 	int fd;
 
-	if (fstat(e->cachefd, &here) < 0)
+	if (fstat(e->cachefd, &here) < 0 || dir[0] == '\0')
 		return -1;
-	fd = openat(e->cachefd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstatat(fd, "cache", &there, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -280,8 +286,11 @@ state_write(struct engine *e, const struct cand *c, size_t n)
 	void *buf;
 	int fd;
 
-	if ((fd = state_dir(e, &k)) < 0)
+	if ((fd = state_dir(e, &k)) < 0) {
+		log_warnx("state: %s not written: %s/cache is not the cache bound at start",
+			  STATE_FILE, e->k != NULL ? kernel_dir(e->k) : e->dir);
 		return;
+	}
 	if (state_encode_list(e->cur, c, n, &k, e->cur_written_s, e->cur_full, &buf, &len) == 0) {
 		if (state_save(fd, buf, len) < 0)
 			log_warn("state: %s not written", STATE_FILE);

@@ -229,6 +229,7 @@ rig_start_early(struct rig *r, uint64_t cull_age, int cull_early)
 	r->cfg.cull_early = cull_early;
 	r->cfg.scan_threads = 2;
 	r->cfg.state_file = rig_state_file;
+	snprintf(r->cfg.dir, sizeof(r->cfg.dir), "%s", top);
 	snprintf(p, sizeof(p), "%s/cache", top);
 	r->cachefd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	assert_true(r->cachefd >= 0);
@@ -1010,6 +1011,33 @@ test_state_write_shortfall_paid_at_once(void **state)
 	rig_stop(&r);
 }
 
+/*
+ * DIR/cache moved elsewhere (and a new one made) before the table was
+ * kept: the file is written neither beside the old directory, now outside
+ * DIR, nor in DIR, whose cache is another one now.
+ */
+static void
+test_state_not_kept_for_a_moved_cache(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	char p[PATH_MAX], away[PATH_MAX];
+
+	(void)state;
+	scanned_300(&r, &st, p, sizeof(p));
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	snprintf(away, sizeof(away), "%s/away", top);
+	assert_int_equal(mkdir(away, 0700), 0);
+	snprintf(away, sizeof(away), "%s/away/cache", top);
+	assert_int_equal(rename(cache_real, away), 0);
+	assert_int_equal(mkdir(cache_real, 0700), 0);
+	rig_stop(&r);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(away, sizeof(away), "%s/away/%s", top, STATE_FILE);
+	assert_int_equal(access(away, F_OK), -1);
+}
+
 /* While batches follow one another without a pause, the table is kept a minute on. */
 static void
 test_state_kept_a_minute_on_at_latest(void **state)
@@ -1119,6 +1147,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_state_kept_once_culling_pauses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_kept_a_minute_on_at_latest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_write_paid_for_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_not_kept_for_a_moved_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_write_shortfall_paid_at_once, setup, teardown),
 	};
 
