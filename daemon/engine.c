@@ -142,10 +142,13 @@ struct engine {
 	uint64_t cur_written_s;
 	/*
 	 * cur is a finished scan's table not yet in the file: since
-	 * state_due_ms.  state_dir_bytes: what its directories take in it.
+	 * state_due_ms.  state_dir_bytes: what its directories take in it;
+	 * state_old_bytes: what the file it replaces took on disk then.
+	 * state_failed: the last write failed, so no blocks are set aside
+	 * for the next one until a write succeeds.
 	 */
-	int state_due;
-	uint64_t state_due_ms, state_dir_bytes;
+	int state_due, state_failed;
+	uint64_t state_due_ms, state_dir_bytes, state_old_bytes;
 	uint64_t mean_bytes, objects;
 	uint64_t odd_logged;		/* what the last logged scan left alone */
 
@@ -277,22 +280,25 @@ table_left(const struct engine *e)
 	return e->vs ? victims_left(e->vs) + victims_kept(e->vs) : scan_ncand(e->cur);
 }
 
-/* Write c[0..n), what is left of cur oldest first, as the kept state. */
-static void
+/* Write c[0..n), what is left of cur oldest first, as the kept state; 0 or -1. */
+static int
 state_write(struct engine *e, const struct cand *c, size_t n)
 {
 	struct state_key k;
 	size_t len;
 	void *buf;
-	int fd;
+	int fd, r = -1;
 
 	if ((fd = state_dir(e, &k)) < 0) {
 		log_warnx("state: %s not written: %s/cache is not the cache bound at start",
 			  STATE_FILE, e->k != NULL ? kernel_dir(e->k) : e->dir);
-		return;
+		return -1;
 	}
-	if (state_encode_list(e->cur, c, n, &k, e->cur_written_s, e->cur_full, &buf, &len) == 0) {
-		if (state_save(fd, buf, len) < 0)
+	if (state_encode_list(e->cur, c, n, &k, e->cur_written_s, e->cur_full, &buf, &len) < 0)
+		log_warnx("state: %s not written: the table's directories exceed its limits",
+			  STATE_FILE);
+	else {
+		if ((r = state_save(fd, buf, len)) < 0)
 			log_warn("state: %s not written", STATE_FILE);
 		else
 			log_debug(1, "state: %zu candidates, %zu bytes written to %s", n, len,
@@ -300,6 +306,24 @@ state_write(struct engine *e, const struct cand *c, size_t n)
 		free(buf);
 	}
 	close(fd);
+	return r;
+}
+
+/* What the kept state takes on disk now, in bytes (0 when there is none). */
+static uint64_t
+state_bytes_now(const struct engine *e)
+{
+	struct state_key k;
+	struct stat sb;
+	int fd = state_dir(e, &k);
+	uint64_t bytes = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstatat(fd, STATE_FILE, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
+		bytes = (uint64_t)sb.st_blocks * 512;
+	close(fd);
+	return bytes;
 }
 
 /*
@@ -328,13 +352,13 @@ state_keep(struct engine *e)
 		return;		/* the file says what is left already */
 	e->cur_n0 = n;
 	if (n > 0 && e->vs == NULL) {
-		state_write(e, scan_cands(e->cur), n);
+		e->state_failed = state_write(e, scan_cands(e->cur), n) < 0;
 		return;
 	}
 	if (n > 0) {
 		left = xreallocarray(NULL, n, sizeof(*left));
 		n = victims_copy_left(e->vs, left);
-		state_write(e, left, n);
+		e->state_failed = state_write(e, left, n) < 0;
 		free(left);
 		return;
 	}
@@ -419,22 +443,29 @@ kernel_target(const struct engine *e, const struct fsfree *f, uint64_t blocks, u
 }
 
 /*
- * The blocks the kept state will take once written (state_keep): the
- * header, every directory of the table and what is left of it, and two
- * more for the rounding and a margin.  0 when nothing is due.
+ * The blocks the kept state will take once written (state_keep), less
+ * those of the file it replaces: the header, every directory of the table
+ * and what is left of it (at most what the file holds), and two more for
+ * the rounding and a margin.  0 when nothing is due, and after a failed
+ * write (a file that cannot be written is not paid for again).
  */
 static uint64_t
 state_blocks(const struct engine *e, const struct fsfree *f)
 {
-	uint64_t n;
+	uint64_t n, new, old;
 
-	if (!e->state_due || !e->state_file || !e->cur_kept || e->cur == NULL || f->bsize == 0)
+	if (!e->state_due || !e->state_file || e->state_failed || !e->cur_kept ||
+	    e->cur == NULL || f->bsize == 0)
 		return 0;
 	n = table_left(e);
 	if (n == 0)
 		return 0;
-	return (sizeof(struct state_hdr) + e->state_dir_bytes + n * sizeof(struct cand)) /
+	if (n > STATE_MAX_CAND)
+		n = STATE_MAX_CAND;
+	new = (sizeof(struct state_hdr) + e->state_dir_bytes + n * sizeof(struct cand)) /
 	    f->bsize + 2;
+	old = e->state_old_bytes / f->bsize;
+	return new > old ? new - old : 0;
 }
 
 /*
@@ -757,6 +788,7 @@ take_table(struct engine *e)
 	if (!e->state_due)
 		e->state_due_ms = now_ms();
 	e->state_due = 1;
+	e->state_old_bytes = e->state_file ? state_bytes_now(e) : 0;
 	e->state_dir_bytes = 0;
 	for (i = 0; i < scan_ndirs(e->cur); i++)
 		e->state_dir_bytes += 8 + strlen(scan_dir_name(e->cur, (uint32_t)i)) + 1;

@@ -100,7 +100,8 @@ state_file_blocks(void)
 	struct stat sb;
 
 	snprintf(p, sizeof(p), "%s/cachefilesd.state", top);
-	return stat(p, &sb) == 0 ? ((uint64_t)sb.st_size + 4095) / 4096 : 0;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) ?
+	    ((uint64_t)sb.st_size + fake_bsize - 1) / fake_bsize : 0;
 }
 
 int
@@ -958,28 +959,162 @@ test_state_kept_once_culling_pauses(void **state)
  * run limits again: its blocks are culled for before it is written, so
  * that free space stays above brun once it got there.
  */
+static uint64_t
+engine_scans(const struct rig *r)
+{
+	struct engine_snap es;
+
+	engine_snapshot(r->e, &es);
+	return es.scans;
+}
+
+/* Free blocks left above brun once the kept state is written: at least 0, and no cull too many. */
+static void
+assert_paid_exactly(const struct kstate *st)
+{
+	uint64_t fin = BASE_FREE + (uint64_t)nculls * OBJ_BLOCKS - state_file_blocks();
+
+	assert_true(fin >= st->brun);
+	/* One cull less would not have paid for the file, its rounding and the margin's 2. */
+	assert_true(fin < st->brun + OBJ_BLOCKS + 3);
+}
+
+/* 3,000 objects, 200 to go; the file's blocks culled for first, at the filesystem's block size. */
+static void
+paid_for_first(uint64_t bsize)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+
+	make_tree(3000);
+	fake_fs = fake_state_blocks = 1;
+	fake_bsize = bsize;
+	st.brun = BASE_FREE + 200 * OBJ_BLOCKS;
+	st.frun = BASE_FREE;
+	rig_start_early(&r, 0, 0);
+	first_scan(&r, &st);
+	watching(&r, &st, &delay);
+	/* About 2,800 candidates of 20 bytes: 56 KiB, and 2 blocks for the estimate's margin. */
+	assert_true(state_file_blocks() >= 2790 * 20 / bsize);
+	/* Written after the last cull, and free space still above brun. */
+	assert_int_equal(kept_header().ncand, 3000 - nculls);
+	assert_paid_exactly(&st);
+	rig_stop(&r);
+}
+
 static void
 test_state_write_paid_for_first(void **state)
 {
-	struct kstate st = wants(1);
+	(void)state;
+	paid_for_first(4096);
+	assert_int_equal(nculls, 202);		/* 14 blocks and 2 */
+}
+
+static void
+test_state_write_paid_for_in_small_blocks(void **state)
+{
+	(void)state;
+	paid_for_first(1024);
+	assert_true(nculls >= 207);		/* 55 blocks and 2 */
+}
+
+/*
+ * The file a new one replaces is freed by the rename: only the difference
+ * is culled for, not the whole new file again on every scan after the first.
+ */
+static void
+test_state_write_less_the_file_it_replaces(void **state)
+{
+	struct kstate st = wants(0);
 	struct rig r;
 	unsigned delay;
 
 	(void)state;
 	make_tree(3000);
 	fake_fs = fake_state_blocks = 1;
+	rig_start_early(&r, 0, 0);
+	first_scan(&r, &st);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	rig_stop(&r);
+	assert_int_equal(kept_header().ncand, 3000);
+	assert_true(state_file_blocks() >= 14);
+	/*
+	 * A restart, 200 objects to go: culled from the kept table while the
+	 * scan waits, then the scan's table replaces the file.
+	 */
+	st = wants(1);
+	st.brun = BASE_FREE + 200 * OBJ_BLOCKS;
+	st.frun = BASE_FREE;
+	rig_start_early(&r, 0, 0);
+	watching(&r, &st, &delay);
+	wait_scan(&r);
+	watching(&r, &st, &delay);
+	assert_int_equal(engine_scans(&r), 1);
+	assert_int_equal(kept_header().ncand, 3000 - nculls);
+	assert_paid_exactly(&st);
+	rig_stop(&r);
+}
+
+/*
+ * A file that cannot be written (here a directory stands at its name) is
+ * paid for once, at the write that fails, and not again by later scans.
+ */
+static void
+test_state_write_failed_not_paid_again(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	char p[PATH_MAX];
+
+	(void)state;
+	make_tree(3000);
+	fake_fs = 1;
+	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
+	assert_int_equal(mkdir(p, 0700), 0);
 	st.brun = BASE_FREE + 200 * OBJ_BLOCKS;
 	st.frun = BASE_FREE;
 	rig_start_early(&r, 0, 0);
 	first_scan(&r, &st);
 	watching(&r, &st, &delay);
-	/* About 2,800 candidates of 20 bytes: 14 blocks, and 2 for the estimate's margin. */
-	assert_true(state_file_blocks() >= 14);
-	assert_int_equal(nculls, 202);
-	/* Written after the last cull, and free space still above brun. */
-	assert_int_equal(kept_header().ncand, 3000 - nculls);
-	assert_true(BASE_FREE + (uint64_t)nculls * OBJ_BLOCKS - state_file_blocks() >= st.brun);
+	assert_true(nculls > 200);		/* the reserve, before the write failed */
+	/* A rescan, 100 more to go: exactly those. */
+	st.brun = BASE_FREE + 300 * OBJ_BLOCKS;
+	assert_int_equal(engine_rescan(r.e), 0);
+	watching(&r, &st, &delay);		/* the scan waits while culls run */
+	wait_scan(&r);
+	watching(&r, &st, &delay);
+	assert_int_equal(engine_scans(&r), 2);
+	assert_int_equal(nculls, 300);
 	rig_stop(&r);
+}
+
+/*
+ * DIR/cache moved elsewhere (and a new one made) before the table was
+ * kept: the file is written neither beside the old directory, now outside
+ * DIR, nor in DIR, whose cache is another one now.
+ */
+static void
+test_state_not_kept_for_a_moved_cache(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	char p[PATH_MAX], away[PATH_MAX];
+
+	(void)state;
+	scanned_300(&r, &st, p, sizeof(p));
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
+	snprintf(away, sizeof(away), "%s/away", top);
+	assert_int_equal(mkdir(away, 0700), 0);
+	snprintf(away, sizeof(away), "%s/away/cache", top);
+	assert_int_equal(rename(cache_real, away), 0);
+	assert_int_equal(mkdir(cache_real, 0700), 0);
+	rig_stop(&r);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(away, sizeof(away), "%s/away/%s", top, STATE_FILE);
+	assert_int_equal(access(away, F_OK), -1);
 }
 
 /*
@@ -1009,33 +1144,6 @@ test_state_write_shortfall_paid_at_once(void **state)
 	/* 201 before the write (8 blocks over brun), then 9 blocks short: 2 more. */
 	assert_int_equal(nculls, 203);
 	rig_stop(&r);
-}
-
-/*
- * DIR/cache moved elsewhere (and a new one made) before the table was
- * kept: the file is written neither beside the old directory, now outside
- * DIR, nor in DIR, whose cache is another one now.
- */
-static void
-test_state_not_kept_for_a_moved_cache(void **state)
-{
-	struct kstate st = wants(1);
-	struct rig r;
-	unsigned delay;
-	char p[PATH_MAX], away[PATH_MAX];
-
-	(void)state;
-	scanned_300(&r, &st, p, sizeof(p));
-	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
-	snprintf(away, sizeof(away), "%s/away", top);
-	assert_int_equal(mkdir(away, 0700), 0);
-	snprintf(away, sizeof(away), "%s/away/cache", top);
-	assert_int_equal(rename(cache_real, away), 0);
-	assert_int_equal(mkdir(cache_real, 0700), 0);
-	rig_stop(&r);
-	assert_int_equal(access(p, F_OK), -1);
-	snprintf(away, sizeof(away), "%s/away/%s", top, STATE_FILE);
-	assert_int_equal(access(away, F_OK), -1);
 }
 
 /* While batches follow one another without a pause, the table is kept a minute on. */
@@ -1147,6 +1255,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_state_kept_once_culling_pauses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_kept_a_minute_on_at_latest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_write_paid_for_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_write_paid_for_in_small_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_write_less_the_file_it_replaces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_write_failed_not_paid_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_not_kept_for_a_moved_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_write_shortfall_paid_at_once, setup, teardown),
 	};
