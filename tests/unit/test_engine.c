@@ -32,6 +32,7 @@
 static char top[64];
 static char cache_real[PATH_MAX];
 static int mode_busy, mode_eio, dead;
+static int busy_below;	/* Dobj-i with i below it is busy */
 static int nculls, outside;
 static int order[4096];
 
@@ -131,11 +132,13 @@ __wrap_kernel_cull(struct kchan *k, const char *name)
 		outside++;
 	if (mode_eio)
 		return -EIO;
-	if (mode_busy)
+	if (sscanf(name, "Dobj-%d", &i) != 1)
+		i = -1;
+	if (mode_busy || (i >= 0 && i < busy_below))
 		return -EBUSY;
 	if (unlink(name) < 0)
 		return -errno;
-	if (sscanf(name, "Dobj-%d", &i) == 1 && nculls < (int)(sizeof(order) / sizeof(order[0])))
+	if (i >= 0 && nculls < (int)(sizeof(order) / sizeof(order[0])))
 		order[nculls] = i;
 	nculls++;
 	return 0;
@@ -190,7 +193,7 @@ setup(void **state)
 	snprintf(p, sizeof(p), "%s/cache", top);
 	if (realpath(p, cache_real) == NULL)
 		return -1;
-	mode_busy = mode_eio = dead = nculls = outside = fake_fs = 0;
+	mode_busy = mode_eio = dead = nculls = outside = fake_fs = busy_below = 0;
 	atomic_store(&hold, 0);
 	atomic_store(&walked, 0);
 	fake_bsize = 4096;
@@ -537,6 +540,50 @@ watching(struct rig *r, struct kstate *st, unsigned *delay)
 	assert_in_range(*delay, 1, EFSM_WATCH_FIRST_MS);
 }
 
+/*
+ * Busy victims kept for a retry go into the file before those not reached:
+ * still oldest first, which a restart checks before it trusts the file.
+ */
+static void
+test_busy_kept_before_the_rest(void **state)
+{
+	struct kstate st = wants(1);
+	struct engine_snap es;
+	struct rig r;
+	unsigned delay;
+
+	(void)state;
+	make_tree(100);
+	fake_fs = 1;
+	busy_below = 5;
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 10;
+	rig_start_early(&r, 0, 0);
+	first_scan(&r, &st);
+	run_until_rest(&r, &st, &delay);
+	assert_int_equal(nculls, 10);
+	assert_int_equal(order[0], 5);
+	rig_stop(&r);
+	assert_int_equal(kept_header().ncand, 90);
+	/* The restart takes the file (its scan held): 90 left, the 5 busy first. */
+	busy_below = 0;
+	atomic_store(&hold, 1);
+	st = wants(0);
+	rig_start_early(&r, 0, 0);
+	engine_step(r.e, &st, &delay);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.left, 90);
+	st = wants(1);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 12;
+	watching(&r, &st, &delay);
+	assert_int_equal(nculls, 12);
+	assert_int_equal(order[10], 0);
+	assert_int_equal(order[11], 1);
+	atomic_store(&hold, 0);
+	rig_stop(&r);
+}
+
 /* The kernel's run limits are met in the middle of a batch: not one cull more. */
 static void
 test_kernel_target_met_exactly(void **state)
@@ -556,6 +603,7 @@ test_kernel_target_met_exactly(void **state)
 	first_scan(&r, &st);
 	watching(&r, &st, &delay);
 	assert_int_equal(nculls, 10);
+	assert_int_equal(state_file_blocks(), 0);	/* state_file no: none, ever */
 	for (i = 0; i < nculls; i++)
 		assert_int_equal(order[i], i);
 	/* Files are the tighter limit this time. */
@@ -1259,6 +1307,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_state_write_less_the_file_it_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_write_failed_not_paid_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_not_kept_for_a_moved_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_kept_before_the_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_write_shortfall_paid_at_once, setup, teardown),
 	};
 
