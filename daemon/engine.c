@@ -1223,8 +1223,16 @@ take_partial(struct engine *e)
 
 	if (e->partial == NULL)
 		return;
-	if (e->state_due)
-		state_keep(e);	/* a finished scan's table: its last chance */
+	/*
+	 * A finished scan's table not yet kept: its last chance.  A table
+	 * kept already (read at start): the file is brought down to what is
+	 * left of it (nothing, mostly: a partial is taken once the table is
+	 * used up), or a stop before the scan's end would leave it listing
+	 * objects culled or found changed since, each checked again by the
+	 * next start.
+	 */
+	if (e->cur_kept)
+		state_keep(e);
 	prev = detach_victims(e);
 	drop_table(e);
 	scan_keep_oldest(e->partial, e->partial_k);
