@@ -209,7 +209,9 @@ early_notify(void *arg)
  * the channel resolved it; the configured one without a channel), checked
  * to hold the very DIR/cache we cull in.  Not DIR/cache's parent: with
  * DIR/cache moved elsewhere that would be a directory outside DIR, and the
- * file would be written or removed there.  -1 when it cannot be told.
+ * file would be written or removed there.  -1 when it cannot be told:
+ * errno 0 when DIR/cache is not that directory (moved, replaced, gone),
+ * else why DIR could not be opened.
  */
 static int
 state_dir(const struct engine *e, struct state_key *k)
@@ -218,7 +220,11 @@ state_dir(const struct engine *e, struct state_key *k)
 	const char *dir = e->k != NULL ? kernel_dir(e->k) : e->dir;
 	int fd;
 
-	if (fstat(e->cachefd, &here) < 0 || dir[0] == '\0')
+	if (dir[0] == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
+	if (fstat(e->cachefd, &here) < 0)
 		return -1;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -226,6 +232,7 @@ state_dir(const struct engine *e, struct state_key *k)
 	if (fstatat(fd, "cache", &there, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    here.st_dev != there.st_dev || here.st_ino != there.st_ino) {
 		close(fd);
+		errno = 0;
 		return -1;
 	}
 	k->dev = (uint64_t)here.st_dev;
@@ -290,8 +297,13 @@ state_write(struct engine *e, const struct cand *c, size_t n)
 	int fd, r = -1;
 
 	if ((fd = state_dir(e, &k)) < 0) {
-		log_warnx("state: %s not written: %s/cache is not the cache bound at start",
-			  STATE_FILE, e->k != NULL ? kernel_dir(e->k) : e->dir);
+		const char *dir = e->k != NULL ? kernel_dir(e->k) : e->dir;
+
+		if (errno == 0)
+			log_warnx("state: %s not written: %s/cache is not the cache bound at start",
+				  STATE_FILE, dir);
+		else
+			log_warn("state: %s not written: open %s", STATE_FILE, dir);
 		return -1;
 	}
 	if (state_encode_list(e->cur, c, n, &k, e->cur_written_s, e->cur_full, &buf, &len) < 0)
