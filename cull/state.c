@@ -52,6 +52,26 @@ state_encode(struct scan_result *r, const struct state_key *k, uint64_t now_s,
 	return state_encode_list(r, scan_cands(r), scan_ncand(r), k, now_s, full, out, outlen);
 }
 
+uint64_t
+state_dir_bytes(const struct scan_result *r)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	/* a record of two uint32_t and the name with its NUL, as encoded */
+	for (i = 0; i < scan_ndirs(r); i++)
+		n += 8 + strlen(scan_dir_name(r, (uint32_t)i)) + 1;
+	return n;
+}
+
+uint64_t
+state_bytes_bound(uint64_t dir_bytes, uint64_t ncand)
+{
+	if (ncand > STATE_MAX_CAND)
+		ncand = STATE_MAX_CAND;
+	return sizeof(struct state_hdr) + dir_bytes + ncand * sizeof(struct cand);
+}
+
 int
 state_encode_list(struct scan_result *r, const struct cand *c, size_t nlist,
 		  const struct state_key *k, uint64_t now_s, int full, void **out,

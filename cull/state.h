@@ -70,6 +70,13 @@ uint64_t state_fnv64(const void *p, size_t n, uint64_t h);
 int state_encode(struct scan_result *r, const struct state_key *k, uint64_t now_s,
 		 int full, void **buf, size_t *len);
 /*
+ * What a file of ncand candidates and every directory of r takes at most
+ * (ncand capped as the encoder caps it): reserved before it is encoded.
+ * state_dir_bytes is r's directories' part, computed once a table.
+ */
+uint64_t state_dir_bytes(const struct scan_result *r);
+uint64_t state_bytes_bound(uint64_t dir_bytes, uint64_t ncand);
+/*
  * The same for the list c[0..n), oldest first, of r's candidates (what is
  * left of r's table while it is culled from: victims_copy_left), with r's
  * directories and counts.

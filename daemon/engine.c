@@ -472,10 +472,7 @@ state_blocks(const struct engine *e, const struct fsfree *f)
 	n = table_left(e);
 	if (n == 0)
 		return 0;
-	if (n > STATE_MAX_CAND)
-		n = STATE_MAX_CAND;
-	new = (sizeof(struct state_hdr) + e->state_dir_bytes + n * sizeof(struct cand)) /
-	    f->bsize + 2;
+	new = state_bytes_bound(e->state_dir_bytes, n) / f->bsize + 2;
 	old = e->state_old_bytes / f->bsize;
 	return new > old ? new - old : 0;
 }
@@ -778,7 +775,7 @@ take_table(struct engine *e)
 {
 	const struct scan_stats *ss;
 	struct victims *prev;
-	size_t named, i;
+	size_t named;
 
 	if (e->next == NULL) {
 		log_warnx("scan of the cache failed");
@@ -801,9 +798,7 @@ take_table(struct engine *e)
 		e->state_due_ms = now_ms();
 	e->state_due = 1;
 	e->state_old_bytes = e->state_file ? state_bytes_now(e) : 0;
-	e->state_dir_bytes = 0;
-	for (i = 0; i < scan_ndirs(e->cur); i++)
-		e->state_dir_bytes += 8 + strlen(scan_dir_name(e->cur, (uint32_t)i)) + 1;
+	e->state_dir_bytes = state_dir_bytes(e->cur);
 	e->vs = victims_new(e->cur, e->cachefd);
 	/* The partial tables' directories, open already: the same scan's indices. */
 	victims_adopt(e->vs, prev);

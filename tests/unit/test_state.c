@@ -4,7 +4,9 @@
  * the same candidates and directories; every kind of damage is refused
  * with its reason: any flipped byte, any truncation, a byte more, another
  * magic, version or byte order, another cache, a stale file, and content
- * that checks out but breaks the rules (names, parents, order).
+ * that checks out but breaks the rules (names, parents, order).  A list
+ * longer than a file holds is cut to its oldest, in the bytes the engine
+ * reserved for it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -112,6 +114,48 @@ test_round_trip(void **state)
 	/* Nothing to keep: nothing written. */
 	r = sample(0);
 	assert_int_equal(state_encode(r, &key, NOW, 0, &buf, &len), -1);
+	scan_free(r);
+}
+
+/*
+ * A list longer than a file holds: its oldest STATE_MAX_CAND are kept,
+ * complete below the last of them, in exactly the bytes the engine
+ * reserves for it beforehand (state_bytes_bound), which are no more for
+ * a longer list.
+ */
+static void
+test_long_list_capped_within_bound(void **state)
+{
+	struct scan_result *r = scan_kept_new(-1), *back;
+	size_t n = (size_t)STATE_MAX_CAND + 3, len, i;
+	struct cand *c = calloc(n, sizeof(*c));
+	uint64_t dirs, bound;
+	struct state_info info;
+	uint32_t root, vol, a, b;
+	const char *why;
+	void *buf;
+
+	(void)state;
+	assert_non_null(c);
+	root = scan_kept_dir(r, UINT32_MAX, "");
+	vol = scan_kept_dir(r, root, "Ivol");
+	a = scan_kept_dir(r, vol, "@00");
+	b = scan_kept_dir(r, vol, "@01");
+	for (i = 0; i < n; i++)
+		cand_set(&c[i], 1000000000ull * (i + 1), 100 + i, i % 2 ? b : a);
+	dirs = state_dir_bytes(r);
+	assert_int_equal(dirs, 4 * 8 + 1 + 5 + 4 + 4);
+	bound = state_bytes_bound(dirs, n);
+	assert_true(bound == state_bytes_bound(dirs, STATE_MAX_CAND));
+	assert_true(bound == state_bytes_bound(dirs, STATE_MAX_CAND - 1) + sizeof(struct cand));
+	assert_int_equal(state_encode_list(r, c, n, &key, NOW, 0, &buf, &len), 0);
+	assert_int_equal(len, bound);
+	assert_int_equal(state_decode(buf, len, &key, NOW, -1, &back, &info, &why), STATE_OK);
+	assert_int_equal(info.ncand, STATE_MAX_CAND);
+	assert_true(info.complete_ns == cand_atime(&c[STATE_MAX_CAND - 1]));
+	scan_free(back);
+	free(buf);
+	free(c);
 	scan_free(r);
 }
 
@@ -354,6 +398,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_long_list_capped_within_bound),
 		cmocka_unit_test(test_every_flip_and_cut_is_refused),
 		cmocka_unit_test(test_header_refusals),
 		cmocka_unit_test(test_body_refusals),
