@@ -641,7 +641,7 @@ static void
 on_term(evutil_socket_t sig, short what, void *arg)
 {
 	(void)what;
-	log_info("Daemon terminated (signal %d)", (int)sig);
+	log_info("Daemon Terminated (signal %d)", (int)sig);
 	stop(arg, 0);
 }
 
@@ -894,6 +894,11 @@ bind_cache(struct daemon *d)
 		return -1;
 	if (kernel_configure(d->k, d->cfg) < 0 || kernel_bind(d->k) < 0)
 		return -1;
+	/*
+	 * This line, "Daemon Started" and "Daemon Terminated" begin as
+	 * 0.10.10's did: log watchers match them.  Its "About to bind cache"
+	 * is left out: a failed start stays one line, the cause.
+	 */
 	log_info("Bound cache: tag %s on %s",
 		 d->cfg->tag[0] ? d->cfg->tag : "CacheFiles", d->cfg->dir);
 	notify_ready();
@@ -1131,7 +1136,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 			d->exit_status = EXIT_FAILED;
 	} else if (!d->stopping) {
 		/* A loopbreak before the loop runs is forgotten: hence the flag. */
-		log_debug(1, "entering the event loop");
+		log_info("Daemon Started");
 		d->exit_status = 0;
 		if (event_base_dispatch(d->base) == -1) {
 			log_warnx("event loop failed");

@@ -13,6 +13,11 @@ daemon_start
 sim_wait_bound 5 || { not_ok "binds"; tap_done; exit; }
 wait_for 5 grep -q '^READY=1' "$NOTIFY_OUT"
 opens=$(sim_state opens)
+# 0.10.10's start and stop lines, word for word (log watchers match them).
+wait_for 5 grep -q 'Daemon Started' "$DAEMON_LOG"
+check_eq "start: 0.10.10's two lines, in order" \
+    "Bound cache: tag simtest on $SIM_DIR|Daemon Started" \
+    "$(sed -n 's/^cachefilesd: //; /^Bound cache: /p; /^Daemon Started$/p' "$DAEMON_LOG" | paste -sd'|')"
 
 # reload_and_wait PATTERN: SIGHUP, then wait for PATTERN in the daemon's log.
 reload_and_wait() {
@@ -54,6 +59,7 @@ closes=$(sim_state closes)
 daemon_signal TERM
 daemon_wait_exit 5
 check_eq "SIGTERM: exit status 0" 0 "$DAEMON_STATUS"
+check_grep "SIGTERM: 0.10.10's last line" '^cachefilesd: Daemon Terminated \(signal 15\)$' "$DAEMON_LOG"
 wait_for 2 grep -q '^STOPPING=1' "$NOTIFY_OUT"
 check_grep "SIGTERM: STOPPING=1 sent" '^STOPPING=1$' "$NOTIFY_OUT"
 wait_for 2 sh -c "[ \"\$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^closes=//p')\" = $((closes + 1)) ]"
