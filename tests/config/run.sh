@@ -192,7 +192,7 @@ fi
 
 # The man pages: mandoc finds nothing to say.
 if command -v mandoc >/dev/null 2>&1; then
-	mandoc -Tlint -W warning man/cachefilesd.8 man/cachefilesd.conf.5 >"$work/lint" 2>&1
+	mandoc -Tlint -W warning man/cachefilesd.8 man/cachefilesd.conf.5 man/cachefiles-cull.8 >"$work/lint" 2>&1
 	if [ "$?" -eq 0 ] && [ ! -s "$work/lint" ]; then
 		ok "mandoc -Tlint -W warning: man pages clean"
 	else
