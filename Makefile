@@ -284,6 +284,8 @@ deb:
 	cd $(DEBDIR)/cachefilesd-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	    -u BUILD -u SANITIZE -u WERROR dpkg-buildpackage -us -uc
 	@ls -l $(DEBDIR)/*.dsc $(DEBDIR)/*.deb
+	@if command -v lintian >/dev/null; then \
+	    lintian --fail-on error,warning $(DEBDIR)/*.changes; fi
 
 # An RPM from git archive of HEAD (Debian: the rpm package; rpmbuild --nodeps
 # as Debian lacks Fedora's build requirements and macros).
