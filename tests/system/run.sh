@@ -42,6 +42,19 @@ if [ -z "$deb" ]; then
 	[ -n "$deb" ] || skip_all "no package: make deb failed ($(tail -1 "$SYS_WORK/make-deb.log"))"
 fi
 note "package under test: $deb"
+# What a Debian maintainer runs first (make deb runs it too, but its
+# status is not seen here): no error or warning, overrides as shipped.
+changes=$(ls -t "$(dirname "$deb")"/cachefilesd_*.changes 2>/dev/null | head -1)
+if ! command -v lintian >/dev/null 2>&1; then
+	skip "lintian: no errors or warnings" "lintian is not installed"
+elif [ -z "$changes" ]; then
+	skip "lintian: no errors or warnings" "no .changes beside $deb"
+elif lintian --fail-on error,warning "$changes" >"$SYS_WORK/lintian.log" 2>&1; then
+	ok "lintian: no errors or warnings"
+else
+	not_ok "lintian: no errors or warnings"
+	grep -E '^[EW]:' "$SYS_WORK/lintian.log" | sed 's/^/#   /'
+fi
 img=$(sys_image "$deb" apparmor) || { not_ok "system: building the root image (see $SYS_WORK/*.log)"; exit 1; }
 sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
