@@ -60,6 +60,10 @@ struct victims {
 	size_t nslots;			/* a power of two */
 	char *rootpath;			/* rootfd's path (getcwd), NULL until known or unknown */
 	int rootpath_tried;
+	char *rootat;			/* where rootfd must stay (victims_root_at), or NULL */
+	dev_t rdev;			/* rootfd's identity, for root_in_place() */
+	ino_t rino;
+	int rknown;
 	char *dents;
 	int rootfd;
 	struct victims_stats st;
@@ -101,6 +105,7 @@ struct victims *
 victims_new(struct scan_result *r, int rootfd)
 {
 	struct victims *vs = xcalloc(1, sizeof(*vs));
+	struct stat sb;
 	size_t i;
 
 	vs->r = r;
@@ -108,6 +113,11 @@ victims_new(struct scan_result *r, int rootfd)
 	vs->n = scan_ncand(r);
 	vs->rootfd = rootfd;
 	vs->last = SIZE_MAX;
+	if (fstat(rootfd, &sb) == 0) {
+		vs->rdev = sb.st_dev;
+		vs->rino = sb.st_ino;
+		vs->rknown = 1;
+	}
 	vs->window = scan_stats(r)->objects / 8;
 	if (vs->window < WINDOW_MIN)
 		vs->window = WINDOW_MIN;
@@ -128,6 +138,7 @@ victims_new(struct scan_result *r, int rootfd)
 
 static void forget_dir(struct victims *vs, size_t s);
 static void learn_rootpath(struct victims *vs);
+static int root_in_place(const struct victims *vs);
 
 static void
 drop_dirs(struct victims *vs)
@@ -146,6 +157,7 @@ victims_free(struct victims *vs)
 	drop_dirs(vs);
 	free(vs->fds);
 	free(vs->rootpath);
+	free(vs->rootat);
 	free(vs->names);
 	free(vs->hash);
 	free(vs->dir_epoch);
@@ -425,8 +437,9 @@ victims_in_place(struct victims *vs, const struct victim *v)
 	dev_t dev;
 	ino_t ino;
 
+	/* The directory under the root, and the root where it must be. */
 	if (held && scan_dir_ident(vs->r, vs->rootfd, v->dir, &dev, &ino) == 0 &&
-	    dev == vs->fds[s].dev && ino == vs->fds[s].ino)
+	    dev == vs->fds[s].dev && ino == vs->fds[s].ino && root_in_place(vs))
 		return 1;
 	/* The held directory is elsewhere now: later victims there are found by path again. */
 	if (held)
@@ -445,14 +458,43 @@ cwd_path(char *buf, size_t size)
 	return n > 0 && buf[0] == '/' ? (ssize_t)n - 1 : -1;
 }
 
-/* rootfd's path, learnt once: the working directory moves into it for a moment. */
+void
+victims_root_at(struct victims *vs, const char *path)
+{
+	free(vs->rootat);
+	vs->rootat = path != NULL ? xstrdup(path) : NULL;
+}
+
+/*
+ * Is rootfd still the directory at the path it must stay at (or, without
+ * one, at the path learnt for it)?  By path, the last name not followed.
+ * 1 when there is no path to check it by.
+ */
+static int
+root_in_place(const struct victims *vs)
+{
+	const char *p = vs->rootat != NULL ? vs->rootat : vs->rootpath;
+	struct stat sb;
+
+	if (p == NULL)
+		return 1;
+	return vs->rknown && fstatat(AT_FDCWD, p, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    sb.st_dev == vs->rdev && sb.st_ino == vs->rino;
+}
+
+/*
+ * rootfd's path, learnt once: the working directory moves into it for a
+ * moment.  Not learnt while rootfd is away from where it must stay: the
+ * path would vouch for wherever it was moved to.
+ */
 static void
 learn_rootpath(struct victims *vs)
 {
 	char buf[PATH_MAX];
 
 	vs->rootpath_tried = 1;
-	if (fchdir(vs->rootfd) == 0 && cwd_path(buf, sizeof(buf)) > 0)
+	if (fchdir(vs->rootfd) == 0 && cwd_path(buf, sizeof(buf)) > 0 &&
+	    (vs->rootat == NULL || root_in_place(vs)))
 		vs->rootpath = xstrdup(buf);
 }
 

@@ -49,6 +49,13 @@ struct victims *victims_new(struct scan_result *r, int rootfd);
  * its caller as before.
  */
 void victims_adopt(struct victims *vs, struct victims *old);
+/*
+ * The path at which rootfd must stay (the daemon's DIR/cache), checked
+ * by path before the root's path is learnt and by victims_in_place():
+ * with the root moved away, no victim is in place.  Call it before
+ * victims_adopt.  Without it, the root's path as first learnt is checked.
+ */
+void victims_root_at(struct victims *vs, const char *path);
 void victims_free(struct victims *vs);
 /*
  * Name the candidates of the first window (the next ones from here) that m
@@ -77,9 +84,11 @@ size_t victims_copy_left(const struct victims *vs, struct cand *out);
 /*
  * Just before a cull: does the victim's directory still resolve from the
  * cache root, component by component without following links, to the very
- * directory v->dirfd holds?  1 yes; 0 no (it was moved or replaced since it
- * was opened: counted as moved, and its descriptor closed, so that later
- * victims there are found through the path again).  A rename after this
+ * directory v->dirfd holds, and is the root itself where it must be
+ * (victims_root_at)?  1 yes; 0 no (it was moved or replaced since it was
+ * opened, or the whole root was moved: counted as moved, and its
+ * descriptor closed, so that later victims there are found through the
+ * path again).  A rename after this
  * check and before the kernel resolves the name is not seen: the window is
  * one fchdir() and one write() long.  Directory descriptors stay open from
  * one victim to the next: this check, not a reopening, is what keeps a

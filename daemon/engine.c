@@ -241,6 +241,24 @@ state_dir(const struct engine *e, struct state_key *k)
 	return fd;
 }
 
+/*
+ * An iterator over r's candidates whose root, the cache directory, is
+ * checked by its path before a cull whenever the quick check by the
+ * working directory's path fails: DIR/cache moved away as a whole must
+ * stop the culls at once, not at the next batch (cache_in_place).
+ */
+static struct victims *
+new_victims(struct engine *e, struct scan_result *r)
+{
+	struct victims *vs = victims_new(r, e->cachefd);
+	const char *dir = e->k != NULL ? kernel_dir(e->k) : e->dir;
+	char path[PATH_MAX];
+
+	if (dir[0] != '\0' && snprintf_checked(path, sizeof(path), "%s/cache", dir) != -1)
+		victims_root_at(vs, path);
+	return vs;
+}
+
 /* At start: cull from what the last scan kept, while the first scan runs. */
 static void
 state_read(struct engine *e)
@@ -270,7 +288,7 @@ state_read(struct engine *e)
 	}
 	free(buf);
 	e->cur = r;
-	e->vs = victims_new(r, e->cachefd);
+	e->vs = new_victims(e, r);
 	e->cur_kept = 1;
 	e->cur_full = info.complete_ns != UINT64_MAX;
 	e->cur_n0 = info.ncand;
@@ -799,7 +817,7 @@ take_table(struct engine *e)
 	e->state_due = 1;
 	e->state_old_bytes = e->state_file ? state_bytes_now(e) : 0;
 	e->state_dir_bytes = state_dir_bytes(e->cur);
-	e->vs = victims_new(e->cur, e->cachefd);
+	e->vs = new_victims(e, e->cur);
 	/* The partial tables' directories, open already: the same scan's indices. */
 	victims_adopt(e->vs, prev);
 	victims_free(prev);
@@ -1246,7 +1264,7 @@ take_partial(struct engine *e)
 	e->cur = e->partial;
 	e->partial = NULL;
 	(void)drop_gone(e);
-	e->vs = victims_new(e->cur, e->cachefd);
+	e->vs = new_victims(e, e->cur);
 	victims_adopt(e->vs, prev);
 	victims_free(prev);
 	named = victims_name_from(e->vs, e->memo);

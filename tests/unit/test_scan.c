@@ -1840,6 +1840,51 @@ victims_in_place_cases(void)
 	close(here);
 }
 
+/*
+ * DIR/cache moved away as a whole before the root's path was learnt: told
+ * where the root must stay (victims_root_at), the iterator does not learn
+ * the path it was moved to, and no victim is in place, by the working
+ * directory's path or by a lookup from the root, though every directory
+ * still resolves from the root it holds and another directory took the
+ * path.  Moved back, they are (by the lookup: the path was not learnt).
+ */
+static void
+test_victims_root_at(void **state)
+{
+	char p[PATH_MAX + 128], t[PATH_MAX + 128];
+	struct scan_result *r;
+	struct victims *vs;
+	struct victim v;
+	int fd, here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)state;
+	obj("cache/Iv/@00/Da", now - 3 * DAY, 0);
+	obj("cache/Iv/@01/Db", now - 2 * DAY, 0);
+	r = scan(100, 1);
+	fd = cache_fd();
+	vs = victims_new(r, fd);
+	at_top(p, sizeof(p), "cache");
+	at_top(t, sizeof(t), "cache.moved");
+	victims_root_at(vs, p);
+	assert_int_equal(rename(p, t), 0);
+	assert_int_equal(mkdir(p, 0700), 0);	/* another directory at the path */
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_string_equal(v.name, "Da");
+	assert_int_equal(victims_enter(vs, &v), 0);
+	assert_int_equal(victims_in_place(vs, &v), 0);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rename(t, p), 0);
+	assert_int_equal(victims_next(vs, &v), 1);
+	assert_string_equal(v.name, "Db");
+	assert_int_equal(victims_enter(vs, &v), 1);
+	assert_int_equal(victims_stats(vs)->by_cwd, 0);
+	victims_free(vs);
+	close(fd);
+	scan_free(r);
+	assert_int_equal(fchdir(here), 0);
+	close(here);
+}
+
 /* With openat2 (one call opens a directory beneath the cache). */
 static void
 test_victims_in_place(void **state)
@@ -1949,6 +1994,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_scan_names_old_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dtype_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swapped_during_scan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_victims_root_at, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_enter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yield, setup, teardown),
