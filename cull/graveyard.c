@@ -34,11 +34,16 @@
 struct frame {
 	DIR *dir;
 	char name[NAME_MAX + 1];	/* this directory's name in its parent */
+	dev_t dev;			/* what dir holds, checked against name (in_place) */
+	ino_t ino;
 };
 
 struct graveyard {
 	int fd;				/* the graveyard */
 	int ifd;			/* inotify, or -1 */
+	char *at;			/* where it must stay (graveyard_at), or NULL */
+	int lost;			/* it is not there: emptied no more */
+	ino_t ino;
 	dev_t dev;			/* never leave this filesystem ... */
 	uint64_t mnt_id;		/* ... nor this mount */
 	int mnt_known;			/* 0: no identity here: enter no directory */
@@ -101,6 +106,7 @@ graveyard_open(int parentfd, const char *name)
 	g = xcalloc(1, sizeof(*g));
 	g->fd = fd;
 	g->dev = sb.st_dev;
+	g->ino = sb.st_ino;
 	g->mnt_known = mount_id(fd, &g->mnt_id);
 	if (!g->mnt_known)
 		log_warnx("graveyard: this kernel and filesystem give no mount identity, so "
@@ -125,6 +131,7 @@ graveyard_free(struct graveyard *g)
 	if (g->ifd >= 0)
 		close(g->ifd);
 	close(g->fd);
+	free(g->at);
 	free(g);
 }
 
@@ -167,12 +174,21 @@ graveyard_stats(const struct graveyard *g, struct graveyard_stats *out)
 	*out = g->stats;
 }
 
-/* Push a directory stream for fd, named name in its parent. */
+void
+graveyard_at(struct graveyard *g, const char *path)
+{
+	free(g->at);
+	g->at = path != NULL ? xstrdup(path) : NULL;
+}
+
+/* Push a directory stream for fd (its identity sb), named name in its parent. */
 static int
-push(struct graveyard *g, int fd, const char *name)
+push(struct graveyard *g, int fd, const struct stat *sb, const char *name)
 {
 	struct frame *f = &g->stack[g->depth];
 
+	f->dev = sb->st_dev;
+	f->ino = sb->st_ino;
 	if ((f->dir = fdopendir(fd)) == NULL) {
 		fail(g, "fdopendir", name);
 		close(fd);
@@ -253,7 +269,7 @@ descend(struct graveyard *g, const char *name)
 		close(fd);
 		return;
 	}
-	push(g, fd, name);
+	push(g, fd, &sb, name);
 }
 
 static int
@@ -313,6 +329,7 @@ static int
 start_pass(struct graveyard *g)
 {
 	int fd = openat(g->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat sb = { .st_dev = g->dev, .st_ino = g->ino };
 
 	g->pass_removed = 0;
 	g->pass_failed = 0;
@@ -320,7 +337,59 @@ start_pass(struct graveyard *g)
 		log_warn("graveyard: open");
 		return -1;
 	}
-	return push(g, fd, ".");
+	return push(g, fd, &sb, ".");
+}
+
+static int
+same(const struct stat *sb, dev_t dev, ino_t ino)
+{
+	return sb->st_dev == dev && sb->st_ino == ino;
+}
+
+/*
+ * Is every directory of the walk still where the walk found it: the
+ * graveyard at its path (graveyard_at), each frame by its name in the
+ * one above?  1 yes; 0 a directory of the walk was moved or replaced
+ * (whatever was moved out of the graveyard is no longer the graveyard's
+ * to empty); -1 the graveyard itself is not at its path.  Checked before
+ * each removal, so that a move is seen within one system call.
+ */
+static int
+in_place(const struct graveyard *g)
+{
+	struct stat sb;
+	int i;
+
+	if (g->at != NULL && (fstatat(AT_FDCWD, g->at, &sb, AT_SYMLINK_NOFOLLOW) == -1 ||
+			      !same(&sb, g->dev, g->ino)))
+		return -1;
+	for (i = 1; i < g->depth; i++)
+		if (fstatat(dirfd(g->stack[i - 1].dir), g->stack[i].name, &sb,
+			    AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !same(&sb, g->stack[i].dev, g->stack[i].ino))
+			return 0;
+	return 1;
+}
+
+/* The walk met a moved directory (in_place): give up this pass. */
+static int
+walk_moved(struct graveyard *g, int r)
+{
+	char buf[ESCAPE_SIZE(NAME_MAX)];
+
+	if (r < 0) {
+		log_warnx("graveyard: %s is no longer the directory opened at start (moved, "
+			  "replaced or removed); it is emptied no more until the daemon restarts",
+			  escaped(g->at, buf, sizeof(buf)));
+		g->lost = 1;
+	} else {
+		log_warnx("graveyard: a directory was moved out of the graveyard while it "
+			  "was emptied; what is left of it stays where it went");
+	}
+	g->stats.moved_out++;
+	while (g->depth > 0)
+		pop(g);
+	return r < 0 ? 0 : 1;	/* another pass, from the graveyard as it is now */
 }
 
 /* A pass ended: go round again only if it made progress. */
@@ -340,10 +409,13 @@ int
 graveyard_work(struct graveyard *g, unsigned budget)
 {
 	struct dirent *de;
+	int r;
 
-	if (g->depth == 0 && start_pass(g) == -1)
+	if (g->lost || (g->depth == 0 && start_pass(g) == -1))
 		return 0;
 	while (budget > 0) {
+		if ((r = in_place(g)) != 1)
+			return walk_moved(g, r);
 		errno = 0;
 		de = readdir(g->stack[g->depth - 1].dir);
 		if (de == NULL) {

@@ -22,6 +22,12 @@ struct graveyard;
  * name, and watch it.  Returns NULL after logging.
  */
 struct graveyard *graveyard_open(int parentfd, const char *name);
+/*
+ * The path at which the graveyard must stay (DIR/graveyard), checked
+ * before each removal: moved away or replaced, it is emptied no more.
+ * Without it, only the walk's directories below it are checked.
+ */
+void graveyard_at(struct graveyard *g, const char *path);
 void graveyard_free(struct graveyard *g);
 
 /* The graveyard's own descriptor (O_DIRECTORY|O_NOFOLLOW). */
@@ -42,6 +48,7 @@ struct graveyard_stats {
 	unsigned long long failed;	/* removals refused (logged) */
 	unsigned long long moved;	/* too-deep subtrees moved to the top */
 	unsigned long long passes;	/* complete passes over the graveyard */
+	unsigned long long moved_out;	/* walks given up: a directory of theirs moved */
 };
 void graveyard_stats(const struct graveyard *g, struct graveyard_stats *out);
 

@@ -877,6 +877,13 @@ open_dirs(struct daemon *d)
 	else
 		d->gy = graveyard_open(root, "graveyard");
 	close(root);
+	if (d->gy != NULL) {
+		char path[PATH_MAX];
+
+		/* Emptied only while it is DIR/graveyard, by the path the kernel was given. */
+		if (snprintf_checked(path, sizeof(path), "%s/graveyard", kernel_dir(d->k)) != -1)
+			graveyard_at(d->gy, path);
+	}
 	if (d->cachefd == -1 || d->gy == NULL)
 		return -1;
 	/* The kernel resolves cull names in our cwd: it is DIR/cache from now on. */

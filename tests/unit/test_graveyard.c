@@ -148,6 +148,75 @@ test_nested(void **state)
 	graveyard_free(g);
 }
 
+/*
+ * A directory moved out of the graveyard while it is being emptied (an
+ * admin rescuing it), another made by its name: what is left of it stays
+ * where it went, and the walk starts again from the graveyard as it is.
+ */
+static void
+test_moved_out_mid_walk(void **state)
+{
+	struct graveyard_stats gs;
+	struct graveyard *g;
+	char name[32];
+	int i;
+
+	(void)state;
+	mk("graveyard/big");
+	mk("graveyard/big/sub");
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "graveyard/big/sub/f%d", i);
+		touch(name);
+	}
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	/* Into big, into sub, one file removed: the walk is inside sub. */
+	assert_int_equal(graveyard_work(g, 3), 1);
+	assert_int_equal(entries("graveyard/big/sub"), 9);
+	assert_int_equal(renameat(rootfd, "graveyard/big", rootfd, "outside/big"), 0);
+	mk("graveyard/big");	/* another directory by that name */
+	drain(g, GRAVEYARD_BATCH);
+	assert_int_equal(entries("outside/big/sub"), 9);
+	assert_true(exists("outside/keep"));
+	assert_int_equal(entries("graveyard"), 0);
+	graveyard_stats(g, &gs);
+	assert_int_equal(gs.moved_out, 1);
+	assert_int_equal(gs.removed, 2);	/* a file before the move, the new big after */
+	graveyard_free(g);
+}
+
+/*
+ * DIR/graveyard moved away and another made in its place: the one moved
+ * is not emptied wherever it went, whatever arrives there, and the work
+ * stops (graveyard_at).
+ */
+static void
+test_graveyard_moved_away(void **state)
+{
+	struct graveyard_stats gs;
+	struct graveyard *g;
+	char path[PATH_MAX];
+
+	(void)state;
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	snprintf(path, sizeof(path), "%s/graveyard", root);
+	graveyard_at(g, path);
+	assert_int_equal(renameat(rootfd, "graveyard", rootfd, "outside/oldgy"), 0);
+	mk("graveyard");
+	mk("outside/oldgy/d");
+	touch("outside/oldgy/d/f");
+	touch("outside/oldgy/precious");
+	assert_int_equal(graveyard_work(g, GRAVEYARD_BATCH), 0);
+	assert_int_equal(graveyard_work(g, GRAVEYARD_BATCH), 0);
+	assert_int_equal(entries("outside/oldgy"), 2);
+	assert_int_equal(entries("outside/oldgy/d"), 1);
+	graveyard_stats(g, &gs);
+	assert_int_equal(gs.moved_out, 1);
+	assert_int_equal(gs.removed, 0);
+	graveyard_free(g);
+}
+
 static void
 test_symlinks_not_followed(void **state)
 {
@@ -354,6 +423,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nested, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_moved_out_mid_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_graveyard_moved_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_not_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
