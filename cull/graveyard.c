@@ -346,50 +346,77 @@ same(const struct stat *sb, dev_t dev, ino_t ino)
 	return sb->st_dev == dev && sb->st_ino == ino;
 }
 
+/* What in_place() found. */
+enum where { WALK_IN_PLACE, WALK_MOVED, WALK_UNCHECKED, WALK_LOST };
+
+/* sb from a stat that returned rc: the same directory, another, or not known (errno)? */
+static enum where
+compare(int rc, const struct stat *sb, dev_t dev, ino_t ino, enum where moved)
+{
+	if (rc == 0)
+		return same(sb, dev, ino) ? WALK_IN_PLACE : moved;
+	return errno == ENOENT || errno == ENOTDIR ? moved : WALK_UNCHECKED;
+}
+
 /*
  * Is every directory of the walk still where the walk found it: the
  * graveyard at its path (graveyard_at), each frame by its name in the
- * one above?  1 yes; 0 a directory of the walk was moved or replaced
+ * one above?  WALK_MOVED: a directory of the walk was moved or replaced
  * (whatever was moved out of the graveyard is no longer the graveyard's
- * to empty); -1 the graveyard itself is not at its path.  Checked before
- * each removal, so that a move is seen within one system call.
+ * to empty); WALK_LOST: the graveyard itself is not at its path;
+ * WALK_UNCHECKED: a stat failed otherwise (errno).  Checked before each
+ * removal, so that a move is seen within one system call.
  */
-static int
+static enum where
 in_place(const struct graveyard *g)
 {
+	enum where w = WALK_IN_PLACE;
 	struct stat sb;
-	int i;
+	int i, rc;
 
-	if (g->at != NULL && (fstatat(AT_FDCWD, g->at, &sb, AT_SYMLINK_NOFOLLOW) == -1 ||
-			      !same(&sb, g->dev, g->ino)))
-		return -1;
-	for (i = 1; i < g->depth; i++)
-		if (fstatat(dirfd(g->stack[i - 1].dir), g->stack[i].name, &sb,
-			    AT_SYMLINK_NOFOLLOW) == -1 ||
-		    !same(&sb, g->stack[i].dev, g->stack[i].ino))
-			return 0;
-	return 1;
+	if (g->at != NULL) {
+		rc = fstatat(AT_FDCWD, g->at, &sb, AT_SYMLINK_NOFOLLOW);
+		w = compare(rc, &sb, g->dev, g->ino, WALK_LOST);
+	}
+	for (i = 1; i < g->depth && w == WALK_IN_PLACE; i++) {
+		rc = fstatat(dirfd(g->stack[i - 1].dir), g->stack[i].name, &sb,
+			     AT_SYMLINK_NOFOLLOW);
+		w = compare(rc, &sb, g->stack[i].dev, g->stack[i].ino, WALK_MOVED);
+	}
+	return w;
 }
 
-/* The walk met a moved directory (in_place): give up this pass. */
+/* The walk met a directory not in place (in_place): give up this pass. */
 static int
-walk_moved(struct graveyard *g, int r)
+walk_given_up(struct graveyard *g, enum where w)
 {
-	char buf[ESCAPE_SIZE(NAME_MAX)];
+	char buf[ESCAPE_SIZE(PATH_MAX)];
 
-	if (r < 0) {
+	switch (w) {
+	case WALK_LOST:
 		log_warnx("graveyard: %s is no longer the directory opened at start (moved, "
-			  "replaced or removed); it is emptied no more until the daemon restarts",
-			  escaped(g->at, buf, sizeof(buf)));
+			  "replaced or removed); emptied no more", escaped(g->at, buf, sizeof(buf)));
 		g->lost = 1;
-	} else {
+		break;
+	case WALK_MOVED:
 		log_warnx("graveyard: a directory was moved out of the graveyard while it "
 			  "was emptied; what is left of it stays where it went");
+		g->stats.moved_out++;
+		break;
+	default:
+		log_warn("graveyard: cannot check that the walk is still in the graveyard; "
+			 "left until something new arrives");
+		break;
 	}
-	g->stats.moved_out++;
 	while (g->depth > 0)
 		pop(g);
-	return r < 0 ? 0 : 1;	/* another pass, from the graveyard as it is now */
+	return w == WALK_MOVED;	/* another pass, from the graveyard as it is now */
+}
+
+int
+graveyard_lost(const struct graveyard *g)
+{
+	return g->lost;
 }
 
 /* A pass ended: go round again only if it made progress. */
@@ -409,13 +436,13 @@ int
 graveyard_work(struct graveyard *g, unsigned budget)
 {
 	struct dirent *de;
-	int r;
+	enum where w;
 
 	if (g->lost || (g->depth == 0 && start_pass(g) == -1))
 		return 0;
 	while (budget > 0) {
-		if ((r = in_place(g)) != 1)
-			return walk_moved(g, r);
+		if ((w = in_place(g)) != WALK_IN_PLACE)
+			return walk_given_up(g, w);
 		errno = 0;
 		de = readdir(g->stack[g->depth - 1].dir);
 		if (de == NULL) {

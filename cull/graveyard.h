@@ -24,10 +24,17 @@ struct graveyard;
 struct graveyard *graveyard_open(int parentfd, const char *name);
 /*
  * The path at which the graveyard must stay (DIR/graveyard), checked
- * before each removal: moved away or replaced, it is emptied no more.
- * Without it, only the walk's directories below it are checked.
+ * before each removal: moved away or replaced, it is emptied no more
+ * (graveyard_lost).  Without it, only the walk's directories below it
+ * are checked.
  */
 void graveyard_at(struct graveyard *g, const char *path);
+/*
+ * Was the graveyard found elsewhere than at its path?  The kernel goes on
+ * burying retired objects in the directory it holds, wherever it went,
+ * so culls there would free nothing: the daemon stops.
+ */
+int graveyard_lost(const struct graveyard *g);
 void graveyard_free(struct graveyard *g);
 
 /* The graveyard's own descriptor (O_DIRECTORY|O_NOFOLLOW). */

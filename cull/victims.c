@@ -493,6 +493,9 @@ learn_rootpath(struct victims *vs)
 	char buf[PATH_MAX];
 
 	vs->rootpath_tried = 1;
+	/* In place before and after: a root moved away and back between is not learnt. */
+	if (vs->rootat != NULL && !root_in_place(vs))
+		return;
 	if (fchdir(vs->rootfd) == 0 && cwd_path(buf, sizeof(buf)) > 0 &&
 	    (vs->rootat == NULL || root_in_place(vs)))
 		vs->rootpath = xstrdup(buf);

@@ -611,6 +611,11 @@ on_gy_work(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	more = graveyard_work(d->gy, GRAVEYARD_BATCH);
+	if (graveyard_lost(d->gy)) {
+		/* Logged; restarted, the daemon binds DIR as it is now. */
+		stop(d, 1);
+		return;
+	}
 	if (!more && d->gy_dirty) {
 		/* An arrival during the pass may sit where readdir had passed. */
 		d->gy_dirty = 0;
