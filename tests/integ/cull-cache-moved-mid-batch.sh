@@ -9,20 +9,7 @@
 # cull (rename-after), so the race is hit every run.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 
-sim_setup
-if [ "$SIM_TMPFS" != 1 ]; then
-	skip "DIR/cache moved mid-batch: no cull there" "cannot mount a tmpfs"
-	exit 0
-fi
-# 60 objects over @00..@03, oldest first.
-sim_populate 60 32 v
-sim_start
-# Run limits no cull can reach: the daemon culls all it can.
-sim_config "brun 60%" "bcull 50%" "frun 60%" "fcull 50%"
-daemon_start -n -s -f "$SIM_CONF"
-sim_wait_bound || { not_ok "daemon binds"; exit 1; }
-_scanned() { grep -q 'scan: .* objects' "$DAEMON_LOG"; }
-wait_for 10 _scanned || not_ok "the first scan ends"
+cull_moved_setup "DIR/cache moved mid-batch: no cull there"
 mkdir -p "$SIM_FS/elsewhere"
 _arm() { sim_ctl rename-after 2 "$SIM_DIR/cache" "$SIM_FS/elsewhere/cache" >/dev/null; }
 check "the simulator arms the move" _arm
