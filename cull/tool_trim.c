@@ -205,6 +205,24 @@ take(struct trim *t, struct victims *vs, const struct victim *v, const char *dir
 }
 
 /*
+ * Its directory's path does not fit in PATH_MAX (a crafted tree: names of
+ * up to NAME_MAX, NAMES_MAX_DEPTH deep).  It is left where it is, as the
+ * daemon leaves it (its check of the working directory cannot name it
+ * either), but counted as failed: --older-than must not report its goal
+ * met while an object older than the cut-off is still there.
+ */
+static void
+unnamed(struct trim *t, const struct victim *v)
+{
+	char en[ESCAPE_SIZE(NAME_MAX)];
+
+	fprintf(stderr, "cachefiles-cull: .../%s: its path is longer than PATH_MAX; not removed\n",
+		escaped(v->name, en, sizeof(en)));
+	t->failed++;
+	t->skipped++;
+}
+
+/*
  * One pass over a fresh scan of the objects after the last one handed (a
  * dry run removes nothing, so a pass after a full table must not list the
  * same objects again).  *full: the table was full, more may be left.
@@ -230,7 +248,7 @@ pass(struct trim *t, size_t cap, int *full)
 		else if (!cache_in_place(c))
 			end = PASS_ERROR;
 		else if (scan_dir_path(r, v.dir, dir, sizeof(dir)) < 0)
-			t->skipped++;
+			unnamed(t, &v);
 		else
 			take(t, vs, &v, dir);
 		if (end == PASS_RAN_OUT && met(t))

@@ -75,6 +75,30 @@ check_eq "all gone with --older-than 1s" "" "$(survivors)"
 tool trim --bytes 1K --device "$DEV"
 check_eq "empty cache: status 3" 3 $?
 
+# An old object whose directory's path is longer than PATH_MAX (17 names
+# of 250 bytes), beside an old one with a short path: the short one goes,
+# the deep one is named on standard error and left, and --older-than is
+# not met (status 3) while it is there.
+long=@$(printf '%0249d' 0)
+# deep OP: perl walks down by relative chdir, which a shell's cd (a whole
+# path to chdir) cannot past PATH_MAX; OP is "make" or "test".
+deep() {
+	perl -e 'my ($top, $n, $op, $t) = @ARGV; chdir $top or exit 1;
+		for (1 .. 17) { mkdir $n if $op eq "make"; chdir $n or exit 1 }
+		if ($op eq "make") { open(my $f, ">", "Ddeep") or exit 1;
+			print $f "x" x 4096; close $f; utime $t, $t, "Ddeep" or exit 1 }
+		exit((-s "Ddeep") ? 0 : 1)' "$SIM_DIR/cache/Iv1" "$long" "$1" "$base"
+}
+deep make || not_ok "a deep tree could not be made"
+cull_objects v1 1 8 $base 3600
+tool trim --older-than 1d --device "$DEV"
+check_eq "a path over PATH_MAX: --older-than not met, status 3" 3 $?
+check_grep "a path over PATH_MAX: named on standard error" \
+	"/Ddeep: its path is longer than PATH_MAX; not removed" "$TOOL_ERR"
+check_eq "a path over PATH_MAX: the short old object went" "" "$(survivors)"
+check "a path over PATH_MAX: the deep object is left" deep test
+rm -rf "$SIM_DIR/cache/Iv1/$long"
+
 # Planted symlinks at every level, entries that are not objects.
 rm -rf "$SIM_DIR/cache"
 cull_objects v2 10 4 $((now - 10 * 86400)) 60
