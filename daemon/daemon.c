@@ -983,7 +983,7 @@ start(struct daemon *d)
 	if (d->pf != NULL && pidfile_write(d->pf) == -1)
 		return -1;
 	report_started(d);
-	if (priv_drop(d->cachefd, graveyard_dirfd(d->gy)) == -1)
+	if (priv_drop(d->cachefd, graveyard_dirfd(d->gy), kernel_dir(d->k)) == -1)
 		return -1;
 	if (setup_loop(d) == -1)
 		return -1;

@@ -6,6 +6,7 @@
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/mountid.h"
+#include "lib/util.h"
 
 #include <sys/capability.h>
 #include <sys/prctl.h>
@@ -24,7 +25,8 @@
 #define CHECK_DEPTH 16		/* deeper than any layout the kernel makes */
 #define CHECK_ENTRIES 1000000	/* directory entries read before giving up */
 
-enum owners { OWN_ALL, OWN_FOREIGN, OWN_UNCHECKED };
+/* Whose the tree is, or why the DAC capabilities are needed all the same. */
+enum owners { OWN_ALL, OWN_FOREIGN, OWN_UNCHECKED, OWN_PATH };
 
 struct owner_walk {
 	uid_t me;
@@ -179,6 +181,43 @@ tree_owners(int cachefd, int gravefd)
 	return o;
 }
 
+/*
+ * Does reaching DIR/cache and DIR/graveyard by path need CAP_DAC_READ_SEARCH
+ * although the tree is ours?  The checks before each cull batch and each
+ * graveyard removal stat them by path, which takes search rights on every
+ * directory above DIR: under one that root without the DAC pair cannot
+ * search (DIR below another user's 0700 directory), every check would
+ * fail, and the daemon would take its cache for moved.  Tried as it will
+ * be, with the pair lowered from the effective set for the moment (our
+ * thread alone holds capabilities yet: no other has started).
+ */
+static int
+path_needs_search(const char *dir)
+{
+	static const cap_value_t dac[] = { CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE };
+	static const char *const below[] = { "cache", "graveyard" };
+	cap_t cur = cap_get_proc(), low = cur != NULL ? cap_dup(cur) : NULL;
+	char path[PATH_MAX];
+	struct stat sb;
+	int i, denied = 0;
+
+	if (low == NULL || cap_set_flag(low, CAP_EFFECTIVE, 2, dac, CAP_CLEAR) == -1 ||
+	    cap_set_proc(low) == -1) {
+		log_debug(1, "cannot lower the DAC capabilities to try DIR's path: %s",
+			  strerror(errno));
+	} else {
+		for (i = 0; i < 2 && !denied; i++)
+			denied = snprintf_checked(path, sizeof(path), "%s/%s", dir, below[i]) != -1 &&
+				 fstatat(AT_FDCWD, path, &sb, AT_SYMLINK_NOFOLLOW) == -1 &&
+				 (errno == EACCES || errno == EPERM);
+		if (cap_set_proc(cur) == -1)
+			log_warn("restoring the capabilities after trying DIR's path");
+	}
+	cap_free(low);
+	cap_free(cur);
+	return denied;
+}
+
 /* Shrink the bounding set to keep[]; needs CAP_SETPCAP, so it may be refused. */
 static void
 drop_bound(const cap_value_t *keep, int nkeep)
@@ -222,6 +261,7 @@ log_kept(const cap_value_t *keep, int nkeep, enum owners owners)
 		[OWN_ALL] = "",
 		[OWN_FOREIGN] = " (part of the cache tree belongs to another user)",
 		[OWN_UNCHECKED] = " (the cache tree's owners could not all be checked)",
+		[OWN_PATH] = " (a directory above the cache root cannot be searched without it)",
 	};
 	char buf[128] = "";
 	char *name;
@@ -240,16 +280,19 @@ log_kept(const cap_value_t *keep, int nkeep, enum owners owners)
 }
 
 int
-priv_drop(int cachefd, int gravefd)
+priv_drop(int cachefd, int gravefd, const char *dir)
 {
+	/* The first alone when only DIR's path needs it. */
 	static const cap_value_t dac[] = { CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE };
 	cap_value_t keep[2];
 	enum owners owners = tree_owners(cachefd, gravefd);
 	int nkeep = 0;
 	cap_t caps;
 
+	if (owners == OWN_ALL && dir != NULL && path_needs_search(dir))
+		owners = OWN_PATH;
 	if (owners != OWN_ALL)
-		nkeep = held(dac, 2, keep);
+		nkeep = held(dac, owners == OWN_PATH ? 1 : 2, keep);
 	drop_bound(keep, nkeep);
 	/* We never exec after start-up: nothing may regain privileges that way. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)

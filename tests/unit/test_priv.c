@@ -3,7 +3,8 @@
  * test_priv.c: the capability drop, run in a child process so that the test
  * keeps its own privileges: nothing kept for a cache tree we own, the DAC
  * pair kept when the root, cache, graveyard or a top-level directory is
- * someone else's, the bounding set shrunk, no_new_privs set.  The kept set
+ * someone else's, CAP_DAC_READ_SEARCH alone when only a directory above the
+ * tree is, the bounding set shrunk, no_new_privs set.  The kept set
  * is read back from /proc/self/status as a user would.
  */
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 #define DAC_PAIR (CAP_BIT(1) | CAP_BIT(2))	/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
 
 static char root[256];
+static char top[200];	/* what teardown removes, when not root */
 
 struct caps {
 	unsigned long long eff, prm, inh, bnd, amb;
@@ -63,11 +65,15 @@ drop_in_child(struct caps *out)
 		cachefd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 		snprintf(path, sizeof(path), "%s/graveyard", root);
 		gravefd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-		r = priv_drop(cachefd, gravefd);
+		r = priv_drop(cachefd, gravefd, root);
 		fd = open("/proc/self/status", O_RDONLY);
 		while ((n = read(fd, status, sizeof(status))) > 0)
 			(void)!write(p[1], status, (size_t)n);
-		_exit(r == 0 ? 0 : 1);
+		/* What is kept must still let the daemon check DIR/cache by path. */
+		snprintf(path, sizeof(path), "%s/cache", root);
+		if (r == 0 && access(path, F_OK) == -1)
+			r = 2;
+		_exit(r);
 	}
 	close(p[1]);
 	while ((n = read(p[0], status + len, sizeof(status) - 1 - (size_t)len)) > 0)
@@ -100,13 +106,40 @@ setup(void **state)
 	return mkdir(path, 0700);
 }
 
+/*
+ * root below a 0700 directory of another user: root without the DAC pair
+ * cannot reach it by path.
+ */
+static int
+setup_locked(void **state)
+{
+	char path[300];
+
+	(void)state;
+	snprintf(top, sizeof(top), "/tmp/test_priv.XXXXXX");
+	if (mkdtemp(top) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/locked", top);
+	if (mkdir(path, 0700) == -1 || chown(path, 4242, 4242) == -1)
+		return -1;
+	snprintf(root, sizeof(root), "%s/locked/dir", top);
+	if (mkdir(root, 0755) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cache", root);
+	if (mkdir(path, 0700) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/graveyard", root);
+	return mkdir(path, 0700);
+}
+
 static int
 teardown(void **state)
 {
 	char cmd[300];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top[0] ? top : root);
+	top[0] = '\0';
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -253,6 +286,26 @@ test_foreign_file_is_fine(void **state)
 	assert_true(c.eff == 0);
 }
 
+/*
+ * The tree is ours, but a directory above it is not searchable without the
+ * DAC pair: CAP_DAC_READ_SEARCH alone is kept, and DIR/cache is still
+ * reached by path (drop_in_child checks).
+ */
+static void
+test_locked_parent_keeps_search(void **state)
+{
+	struct caps c;
+
+	(void)state;
+	need_root();
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == CAP_BIT(2));
+	assert_true(c.prm == CAP_BIT(2));
+	assert_true(c.bnd == CAP_BIT(2));
+	assert_true(c.inh == 0);
+	assert_int_equal(c.nnp, 1);
+}
+
 int
 main(void)
 {
@@ -265,6 +318,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_fanout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_deep_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_file_is_fine, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locked_parent_keeps_search, setup_locked, teardown),
 	};
 
 	log_init("test_priv", 1, 0);
