@@ -405,12 +405,13 @@ walk_given_up(struct graveyard *g, enum where w)
 		break;
 	default:
 		log_warn("graveyard: cannot check that the walk is still in the graveyard; "
-			 "left until something new arrives");
+			 "tried again later");
 		break;
 	}
 	while (g->depth > 0)
 		pop(g);
-	return w == WALK_MOVED;	/* another pass, from the graveyard as it is now */
+	/* Moved: another pass, from the graveyard as it is now. */
+	return w == WALK_MOVED ? 1 : w == WALK_UNCHECKED ? GRAVEYARD_RETRY : 0;
 }
 
 int
@@ -438,8 +439,10 @@ graveyard_work(struct graveyard *g, unsigned budget)
 	struct dirent *de;
 	enum where w;
 
-	if (g->lost || (g->depth == 0 && start_pass(g) == -1))
+	if (g->lost)
 		return 0;
+	if (g->depth == 0 && start_pass(g) == -1)
+		return GRAVEYARD_RETRY;
 	while (budget > 0) {
 		if ((w = in_place(g)) != WALK_IN_PLACE)
 			return walk_given_up(g, w);

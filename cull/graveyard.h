@@ -31,8 +31,9 @@ struct graveyard *graveyard_open(int parentfd, const char *name);
 void graveyard_at(struct graveyard *g, const char *path);
 /*
  * Was the graveyard found elsewhere than at its path?  The kernel goes on
- * burying retired objects in the directory it holds, wherever it went,
- * so culls there would free nothing: the daemon stops.
+ * burying the directories it retires in the one it holds, wherever it
+ * went, where nothing would empty them (it unlinks files itself): the
+ * daemon stops, and restarted binds DIR as it is then.
  */
 int graveyard_lost(const struct graveyard *g);
 void graveyard_free(struct graveyard *g);
@@ -46,8 +47,12 @@ int graveyard_drain(struct graveyard *g);
 
 /*
  * Remove up to budget entries.  Returns 1 when more work remains (call again
- * soon), 0 when a whole pass found nothing more it could remove.
+ * soon), 0 when a whole pass found nothing more it could remove, and
+ * GRAVEYARD_RETRY when a pass was given up on an error that may pass (a
+ * check of its place that could not be made): call again later, since the
+ * kernel may bury nothing more for days.
  */
+#define GRAVEYARD_RETRY 2
 int graveyard_work(struct graveyard *g, unsigned budget);
 
 struct graveyard_stats {

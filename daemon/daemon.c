@@ -54,6 +54,8 @@
 #define METRICS_MIN_MS 5000	/* the metrics file at most this often while culling */
 #define REREAD_MIN_MS 100	/* a failed state read is retried after this, */
 #define REREAD_MAX_MS 5000	/* doubling up to this */
+#define GY_RETRY_MIN_S 5	/* a graveyard pass given up on an error: again after this, */
+#define GY_RETRY_MAX_S 600	/* doubling up to this */
 
 struct daemon {
 	const struct options *opt;
@@ -78,6 +80,7 @@ struct daemon {
 	unsigned read_errors;		/* failed state reads in a row */
 	unsigned reread_ms;		/* the delay before the next retry */
 	int gy_dirty;			/* something arrived during a pass */
+	unsigned gy_retry_s;		/* the next retry's delay; 0: none given up */
 	int engfd;			/* descriptor ev_engfd watches, or -1 */
 	int phase;			/* cull flag last shown in STATUS=, -1 none */
 	uint64_t status_ms;
@@ -616,6 +619,18 @@ on_gy_work(evutil_socket_t fd, short what, void *arg)
 		stop(d, 1);
 		return;
 	}
+	if (more == GRAVEYARD_RETRY) {
+		/* Not at once: the error may last; an arrival meanwhile tries sooner. */
+		struct timeval later;
+
+		d->gy_retry_s = d->gy_retry_s == 0 ? GY_RETRY_MIN_S :
+		    d->gy_retry_s >= GY_RETRY_MAX_S / 2 ? GY_RETRY_MAX_S : d->gy_retry_s * 2;
+		later.tv_sec = d->gy_retry_s;
+		later.tv_usec = 0;
+		evtimer_add(d->ev_gywork, &later);
+		return;
+	}
+	d->gy_retry_s = 0;
 	if (!more && d->gy_dirty) {
 		/* An arrival during the pass may sit where readdir had passed. */
 		d->gy_dirty = 0;
@@ -635,8 +650,8 @@ on_gy_notify(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (graveyard_drain(d->gy) > 0) {
 		d->gy_dirty = 1;
-		if (!evtimer_pending(d->ev_gywork, NULL))
-			evtimer_add(d->ev_gywork, &now);
+		/* Now, also when a retry after an error is pending later. */
+		evtimer_add(d->ev_gywork, &now);
 	}
 }
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # DIR/graveyard moved away (and another made in its place) while the
 # daemon runs: what arrives in the moved one is not removed there, and the
-# daemon exits with status 1, since the kernel would go on burying in the
-# moved directory and culls would free nothing.
+# daemon exits with status 1, since the kernel would go on burying the
+# directories it retires in the moved one, where nothing empties them.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"
 
 sim_setup
