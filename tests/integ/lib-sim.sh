@@ -177,6 +177,13 @@ _sim_bound() {
 # sim_wait_bound [SECS]: wait until bound (status 1 on time-out).
 sim_wait_bound() { wait_for "${1:-5}" _sim_bound; }
 
+# sim_daemon_up: the daemon started in the foreground with the test's
+# configuration, bound, and in its event loop ("Daemon Started" logged).
+sim_daemon_up() {
+	daemon_start -n -s -f "$SIM_CONF"
+	sim_wait_bound 5 && wait_for 5 grep -q 'Daemon Started' "$DAEMON_LOG"
+}
+
 # sim_wait_settled STEPS STILL: poll every 0.2 s, at most STEPS times,
 # until the kernel no longer asks for culling and the count of culled files
 # has stayed put for STILL polls (status 1 if it never does).

@@ -10,9 +10,7 @@ sim_setup
 sim_start
 sim_config
 GY=$SIM_DIR/graveyard
-daemon_start -n -s -f "$SIM_CONF"
-sim_wait_bound 5 || { not_ok "binds"; tap_done; exit; }
-wait_for 5 grep -q 'Daemon Started' "$DAEMON_LOG"
+sim_daemon_up || { not_ok "binds and starts"; tap_done; exit; }
 mkdir -p "$SIM_FS/elsewhere"
 mv "$GY" "$SIM_FS/elsewhere/oldgy"
 mkdir "$GY"

@@ -90,20 +90,27 @@ drop_in_child(struct caps *out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* root/cache and root/graveyard, as the kernel makes them. */
 static int
-setup(void **state)
+make_dirs(void)
 {
 	char path[300];
 
-	(void)state;
-	snprintf(root, sizeof(root), "/tmp/test_priv.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		return -1;
 	snprintf(path, sizeof(path), "%s/cache", root);
 	if (mkdir(path, 0700) == -1)
 		return -1;
 	snprintf(path, sizeof(path), "%s/graveyard", root);
 	return mkdir(path, 0700);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/test_priv.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		return -1;
+	return make_dirs();
 }
 
 /*
@@ -125,11 +132,7 @@ setup_locked(void **state)
 	snprintf(root, sizeof(root), "%s/locked/dir", top);
 	if (mkdir(root, 0755) == -1)
 		return -1;
-	snprintf(path, sizeof(path), "%s/cache", root);
-	if (mkdir(path, 0700) == -1)
-		return -1;
-	snprintf(path, sizeof(path), "%s/graveyard", root);
-	return mkdir(path, 0700);
+	return make_dirs();
 }
 
 static int
