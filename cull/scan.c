@@ -103,6 +103,7 @@ struct walk {
 	/* early snapshots (opt->early): objects seen when the last was taken */
 	uint64_t early_last;
 	uint64_t seen, seen_bytes;	/* data objects in directories read to the end */
+	uint64_t empties_removed, empties_busy;	/* remove_empty(), under the lock */
 	unsigned data_depth;		/* depth of the directories data was found in; 0: none */
 	int mixed;			/* data at more than one depth (the old layout) */
 	int early_busy;			/* a worker is publishing one */
@@ -112,6 +113,7 @@ struct walk {
 
 /* One directory's share of a walk: counted apart, joined when it is done. */
 struct dcount {
+	uint64_t entries;		/* all but . and .., whatever they are */
 	uint64_t objects, bytes;
 	uint64_t oldest, newest;	/* atimes, ns */
 	uint64_t hist[SCAN_HIST_DAYS];	/* days, for its volume */
@@ -676,6 +678,7 @@ entry(struct worker *k, struct cdir *cd, const char *name, size_t room, unsigned
 	int have_stat = 0, fd = cd->fd;
 	uint32_t dir = cd->dir;
 
+	cd->c.entries++;
 	if (type == DT_UNKNOWN) {
 		if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
@@ -837,6 +840,72 @@ sample_dir(struct walk *w, unsigned depth, uint64_t dobj, uint64_t dbytes)
 	s->b2 += (double)dbytes * (double)dbytes;
 }
 
+/* Is DIR/cache (rootfd) still at the path the scan was given? */
+static int
+root_at_path(const struct walk *w)
+{
+	struct stat here, there;
+
+	return fstat(w->rootfd, &here) == 0 &&
+	    fstatat(AT_FDCWD, w->opt->empties_root, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    here.st_dev == there.st_dev && here.st_ino == there.st_ino;
+}
+
+/* rmdir names[n - 1] in the directory names[0 .. n - 1) leads to from rootfd. */
+static int
+rmdir_below(struct walk *w, char (*names)[NAME_MAX + 1], int n)
+{
+	int fd, r, saved;
+
+	if (!root_at_path(w))
+		return -1;
+	if ((fd = open_chain(w->r, w->rootfd, names, n - 1, OPEN_DIR)) < 0)
+		return -1;
+	r = unlinkat(fd, names[n - 1], AT_REMOVEDIR);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}
+
+/*
+ * Directory dir, below DIR/cache, was read to its end with nothing in it.
+ * The kernel leaves a volume's directory and its 256 fan-out directories
+ * behind when the volume's objects are gone: 257 inodes a volume, which a
+ * cache short of files needs back (0.10.10 removed them as its scans
+ * found them).  rmdir takes only an empty directory, and from 5.17 the
+ * kernel refuses it (EBUSY) for one it uses.  Its parent is tried next,
+ * as the last fan-out gone leaves the volume's empty.  Each is reached
+ * from DIR/cache name by name (open_chain: no link, no mount) while
+ * DIR/cache is at its path: nothing outside is removed.
+ */
+static void
+remove_empty(struct worker *k, uint32_t dir)
+{
+	char names[NAMES_MAX_DEPTH + 1][NAME_MAX + 1];
+	struct walk *w = k->w;
+	uint64_t removed = 0, busy = 0;
+	int n;
+
+	pthread_mutex_lock(&w->lock);	/* the table may grow meanwhile */
+	n = dir_chain(w->r, dir, names);
+	pthread_mutex_unlock(&w->lock);
+	for (; n >= 1; n--) {
+		if (rmdir_below(w, names, n) == 0)
+			removed++;
+		else {
+			busy += errno == EBUSY;
+			break;
+		}
+	}
+	if (removed || busy) {
+		pthread_mutex_lock(&w->lock);
+		w->empties_removed += removed;
+		w->empties_busy += busy;
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
 /* The directory's share joins the walk's, its depth's and its volume's. */
 static void
 dir_done(struct worker *k, const struct cdir *cd)
@@ -868,6 +937,8 @@ dir_done(struct worker *k, const struct cdir *cd)
 			v->newest_ns = c->newest;
 	}
 	pthread_mutex_unlock(&w->lock);
+	if (c->entries == 0 && cd->d.depth >= 1 && w->opt->empties_root != NULL)
+		remove_empty(k, cd->dir);
 	if (w->prog) {
 		__atomic_fetch_add(&w->prog->objects, c->objects, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&w->prog->dirs, 1, __ATOMIC_RELAXED);
@@ -1611,6 +1682,8 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	pthread_mutex_destroy(&w.lock);
 	r->st.cancelled = cancelled(&w);
 	r->st.threads_peak = w.peak;
+	r->st.empties_removed = w.empties_removed;
+	r->st.empties_busy = w.empties_busy;
 	heap_sort_oldest_first(&r->heap);
 	r->sorted = r->selected = r->heap.n;
 	r->st.ms = now_ms() - t0;

@@ -87,6 +87,14 @@ struct scan_opts {
 	 * again.
 	 */
 	const struct cand_key *after;
+	/*
+	 * NULL, or the path of DIR/cache (rootfd), and then the directories
+	 * below it found empty are removed as the scan reads them
+	 * (rmdir, so only while empty; the caller sets it only on kernels
+	 * that refuse to let a directory they use go: 5.17 on): the daemon's
+	 * scans, never the tool's views.
+	 */
+	const char *empties_root;
 };
 
 /* Updated while the scan runs (relaxed atomics): read from any thread. */
@@ -110,6 +118,8 @@ struct scan_stats {
 	uint64_t errors;		/* unreadable directories, failed stats */
 	uint64_t mounts;		/* other mounts inside the tree, not entered */
 	uint64_t too_deep;
+	uint64_t empties_removed;	/* empty directories removed (empties_root) */
+	uint64_t empties_busy;		/* refused by the kernel (EBUSY): in use */
 	int mount_id_unknown;		/* no mount identity here: no directory entered */
 	uint64_t oldest_ns, newest_ns;	/* atime range of data objects */
 	uint64_t hist[SCAN_HIST_DAYS];

@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +99,7 @@ struct engine {
 	atomic_int yield;		/* culling goes on: the scan waits (scan_opts.yield) */
 	unsigned cpus;			/* CPUs the process may run on, when the scan started */
 	struct scan_opts opts;		/* fixed before the thread starts */
+	char empties_root[PATH_MAX];	/* DIR/cache, for opts.empties_root */
 	uint64_t scan_t0;
 	struct scan_progress prog;
 	struct scan_result *next;
@@ -618,6 +620,33 @@ drop_memo(struct engine *e)
 	e->opts.memo = NULL;
 }
 
+/*
+ * Does the kernel refuse rmdir of a directory it uses?  From 5.17 it marks
+ * each directory of the cache it holds (volumes, fan-outs) and rmdir then
+ * fails with EBUSY; before, a removal could race its lookups, so empty
+ * directories are left alone there.
+ */
+static int
+kernel_guards_dirs(void)
+{
+	struct utsname u;
+	unsigned major, minor;
+
+	return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	    (major > 5 || (major == 5 && minor >= 17));
+}
+
+/* Where the scan may remove empty directories from: DIR/cache, or NULL. */
+static const char *
+empties_root(struct engine *e)
+{
+	if (e->k == NULL || !kernel_guards_dirs() ||
+	    snprintf_checked(e->empties_root, sizeof(e->empties_root), "%s/cache",
+			     kernel_dir(e->k)) == -1)
+		return NULL;
+	return e->empties_root;
+}
+
 /* Returns 0, or -1 when no thread could be started. */
 static int
 start_scan(struct engine *e)
@@ -640,6 +669,7 @@ start_scan(struct engine *e)
 	e->opts.threads = e->threads;
 	e->opts.cancel = &e->cancel;
 	e->opts.yield = &e->yield;
+	e->opts.empties_root = empties_root(e);
 	e->cpus = scan_usable_cpus();
 	e->opts.seed = 0;
 	/* The setting is read when a scan starts: a reload changes the next one. */
@@ -706,6 +736,11 @@ log_scan(struct engine *e, const struct scan_result *r)
 		 (unsigned long long)(ss->bytes >> 20),
 		 (unsigned long long)(ss->ms / 1000), (unsigned long long)(ss->ms % 1000),
 		 scan_ncand(r), ss->threads_peak, e->opts.threads);
+	if (ss->empties_removed > 0)
+		log_info("scan: %llu empty directories removed",
+			 (unsigned long long)ss->empties_removed);
+	log_debug(1, "scan: %llu empty directories in use by the kernel, kept",
+		  (unsigned long long)ss->empties_busy);
 	if (ss->mount_id_unknown && e->scans == 1)
 		log_warnx("scan: this kernel and filesystem give no mount identity (statx mount "
 			  "id, file handles), so bind mounts cannot be told apart: no directory "

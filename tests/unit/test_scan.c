@@ -1100,6 +1100,59 @@ test_threads_adapt(void **state)
 	scan_free(fast);
 }
 
+static int
+exists(const char *rel)
+{
+	char p[PATH_MAX + 128];
+
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	return access(p, F_OK) == 0;
+}
+
+/*
+ * With empties_root, the directories found empty go, and then their
+ * parents while that leaves them empty; a fan-out holding an object, its
+ * volume, DIR/cache and a directory not entered stay.  With DIR/cache not
+ * at that path, or without empties_root (the tool's views), none goes.
+ */
+static void
+test_empty_dirs_removed(void **state)
+{
+	char path[PATH_MAX + 128];
+	struct scan_opts o = { .max_candidates = 10, .threads = 2 };
+	struct scan_result *r;
+	int fd;
+
+	(void)state;
+	obj("cache/Ia/@01/Dobj", now - 100, 0);
+	mkdirs("cache/Ia/@00");
+	mkdirs("cache/Ib/@00");
+	mkdirs("cache/Ib/@01");
+	mkdirs("cache/Xforeign");
+	fd = cache_fd();
+	r = scan_run(fd, &o, NULL);
+	assert_int_equal(scan_stats(r)->empties_removed, 0);
+	assert_true(exists("cache/Ib/@00"));
+	scan_free(r);
+	o.empties_root = "/nonexistent/cache";
+	r = scan_run(fd, &o, NULL);
+	assert_int_equal(scan_stats(r)->empties_removed, 0);
+	assert_true(exists("cache/Ib/@00"));
+	scan_free(r);
+	snprintf(path, sizeof(path), "%s/cache", top);
+	o.empties_root = path;
+	r = scan_run(fd, &o, NULL);
+	assert_int_equal(scan_stats(r)->objects, 1);
+	assert_int_equal(scan_stats(r)->empties_removed, 4);
+	assert_false(exists("cache/Ia/@00"));
+	assert_false(exists("cache/Ib"));
+	assert_true(exists("cache/Ia/@01/Dobj"));
+	assert_true(exists("cache/Xforeign"));
+	assert_true(exists("cache"));
+	scan_free(r);
+	close(fd);
+}
+
 /*
  * Before 5.8 the scan still enters the tree (file handles give the mount);
  * with no identity at all it enters no directory: it cannot tell a bind
@@ -1985,6 +2038,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_threads_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_adapt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_dirs_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mount_identity_fallbacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_victims_many_dirs, setup, teardown),
