@@ -471,6 +471,11 @@ static const struct explanation explanations[] = {
 	{ "tag", EINVAL, "the tag is empty" },
 	{ "tag", EEXIST, "a tag was already given" },
 	{ "secctx", EINVAL, "the security context is empty or was given twice" },
+	/* 6.1 under AppArmor refuses the secctx line itself with ENOENT (seen in the VM). */
+	{ "secctx", ENOENT, "no security module of this kernel knows that context: secctx needs "
+	  "SELinux with the context in its policy (without SELinux, leave secctx out)" },
+	{ "secctx", EOPNOTSUPP, "this kernel has no security module that takes a context: secctx "
+	  "needs SELinux (without it, leave secctx out)" },
 	{ "debug", EINVAL, "the debug mask is not a number" },
 	{ "bind", ENOENT, "the cache directory is missing" },
 	{ "bind", ENOTDIR, "the cache directory path is not a directory" },

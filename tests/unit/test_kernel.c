@@ -172,6 +172,8 @@ test_explain(void **state)
 	assert_non_null(strstr(kernel_explain("bind", EOPNOTSUPP), "xattr"));
 	assert_non_null(strstr(kernel_explain("bind", EOPNOTSUPP), "secctx"));
 	assert_non_null(strstr(kernel_explain("bind", ENOENT), "missing"));
+	assert_non_null(strstr(kernel_explain("secctx", ENOENT), "SELinux"));
+	assert_non_null(strstr(kernel_explain("secctx", EOPNOTSUPP), "SELinux"));
 	assert_non_null(strstr(kernel_explain("bind", EROFS), "read-only"));
 	assert_non_null(strstr(kernel_explain("bind", EBUSY), "already bound"));
 	assert_non_null(strstr(kernel_explain("brun", EINVAL), "stop < cull < run"));
