@@ -599,6 +599,7 @@ is_blank(char c)
 static void
 parse_directive(struct parse *p, unsigned line, char *word)
 {
+	char zero[] = "0";	/* a bare debug's mask */
 	const struct directive *d;
 	char q[SHOW_MAX + 8];
 	char *arg;
@@ -633,6 +634,12 @@ parse_directive(struct parse *p, unsigned line, char *word)
 		warn_at(p, line, "'%s' already given at line %u; this value replaces it",
 			d->name, p->line[i]);
 	p->line[i] = line;
+	if (d->kind == K_MASK && *arg == '\0') {
+		/* 0.10.10 sent a bare "debug" as it was, and the kernel read mask 0. */
+		warn_at(p, line, "'%s' without a mask is taken as '%s 0', as the kernel took it",
+			d->name, d->name);
+		arg = zero;
+	}
 	if (d->kind == K_FLAG && *arg != '\0') {
 		error_at(p, line, "'%s' takes no argument", d->name);
 	} else if (d->kind != K_FLAG && *arg == '\0') {
