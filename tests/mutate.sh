@@ -153,7 +153,15 @@ run_layers() {
 	all) layers="unit config integ" tests= ;;
 	*) layers="unit config integ" tests=$1 ;;
 	esac
-	(cd "$scratch" && BUILD=build LAYERS=$layers INTEG_TESTS=$tests nice sh tests/run.sh) >"$2" 2>&1
+	# The scratch tree's programs, whatever the caller's environment names:
+	# tests/run.sh keeps an exported CACHEFILESD and the like, and a mutant
+	# tested against the work tree's binaries would survive unseen.
+	(cd "$scratch" && BUILD=build LAYERS=$layers INTEG_TESTS=$tests \
+	    CACHEFILESD="$scratch/build/cachefilesd" \
+	    CACHEFILESD_SIM="$scratch/build/tests/cachefilesd-sim" \
+	    CFSIM="$scratch/build/tests/cfsim" CFCTL="$scratch/build/tests/cfctl" \
+	    TOOL="$scratch/build/cachefiles-cull" \
+	    nice sh tests/run.sh) >"$2" 2>&1
 }
 
 # The baseline: unmutated, the same layers must pass, or nothing below means anything.
