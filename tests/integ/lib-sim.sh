@@ -257,9 +257,17 @@ sim_populate() {
 	"$CFSIM" populate "$SIM_DIR/cache/I${3:-simvol}" "$1" "${2:-4}"
 }
 
+# sim_fs_ours: SIM_FS is still the tmpfs sim_setup mounted.  Checked before
+# each fill, not only at set-up: with the tmpfs unmounted under a running
+# test (a CI run cut short, its clean-up done by hand), a fill would go on
+# into the disk that holds /tmp.
+sim_fs_ours() {
+	[ "$SIM_TMPFS" = 1 ] && [ "$(stat -f -c %T "$SIM_FS" 2>/dev/null)" = tmpfs ]
+}
+
 # sim_fill_to PCT: a filler file leaves PCT % of the blocks available.
 sim_fill_to() {
-	[ "$SIM_TMPFS" = 1 ] || return 1	# never fill a real disk
+	sim_fs_ours || return 1	# never fill a real disk
 	rm -f "$SIM_FS/filler"
 	total=$(stat -f -c %b "$SIM_FS")
 	avail=$(stat -f -c %a "$SIM_FS")
