@@ -302,15 +302,27 @@ populate_main(int argc, char **argv)
 		struct timespec ts[2];
 		int fd;
 
-		if (snprintf(path, sizeof(path), "%s/@%02lx", argv[1], i % fan) >= (int)sizeof(path))
-			return 1;
-		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
-			fprintf(stderr, "cfsim: %s: mkdir: %s\n", path, strerror(errno));
-			return 1;
-		}
-		if (snprintf(path, sizeof(path), "%s/@%02lx/D%ld", argv[1], i % fan, i) >= (int)sizeof(path))
-			return 1;
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int tries = 0;
+
+		/*
+		 * A running daemon's scan removes the empty directories it finds
+		 * (the real kernel's, in use, it may not): make the volume and
+		 * the fan-out again until the object is in it.
+		 */
+		do {
+			if (snprintf(path, sizeof(path), "%s/@%02lx", argv[1], i % fan) >=
+			    (int)sizeof(path))
+				return 1;
+			if ((mkdir(argv[1], 0700) < 0 && errno != EEXIST) ||
+			    (mkdir(path, 0700) < 0 && errno != EEXIST)) {
+				fprintf(stderr, "cfsim: %s: mkdir: %s\n", path, strerror(errno));
+				return 1;
+			}
+			if (snprintf(path, sizeof(path), "%s/@%02lx/D%ld", argv[1], i % fan, i) >=
+			    (int)sizeof(path))
+				return 1;
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		} while (fd < 0 && errno == ENOENT && ++tries < 20);
 		if (fd < 0) {
 			fprintf(stderr, "cfsim: %s: open: %s\n", path, strerror(errno));
 			return 1;
