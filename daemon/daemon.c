@@ -303,6 +303,10 @@ write_metrics(struct daemon *d, const struct status *s)
 /*
  * An episode runs while the kernel asks, a goal asked over the socket is
  * pending, or the engine culls (the age limit): one log line when it ends.
+ * One step may begin and end it (a first batch that brings free space
+ * back above the run limits), so it is counted from the last look at
+ * which none ran, and culls since that look make one too.  Its time runs
+ * from the start of the step it began in (step_engine).  1: it ended.
  */
 static int
 episode(struct daemon *d, const struct status *s)
@@ -310,14 +314,11 @@ episode(struct daemon *d, const struct status *s)
 	const struct engine_snap *e = &s->eng;
 	int active = d->eng != NULL && (s->kernel_cull || e->goals > 0 ||
 		     e->state == EFSM_CULLING || e->state == EFSM_RETRYING_BUSY);
+	int moved = e->culled != d->ep_culled || e->busy != d->ep_busy;
+	int ended = d->eng != NULL && !active && (d->ep_active || moved);
 	uint64_t ms;
 
-	if (active && !d->ep_active) {
-		d->ep_t0 = now_ms();
-		d->ep_culled = e->culled;
-		d->ep_bytes = e->culled_bytes;
-		d->ep_busy = e->busy;
-	} else if (!active && d->ep_active && d->eng != NULL) {
+	if (ended) {
 		ms = now_ms() - d->ep_t0;
 		log_info("culled %llu objects, %.1f MiB in %llu.%llu s (%llu busy, skipped)",
 			 (unsigned long long)(e->culled - d->ep_culled),
@@ -325,8 +326,13 @@ episode(struct daemon *d, const struct status *s)
 			 (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100),
 			 (unsigned long long)(e->busy - d->ep_busy));
 	}
+	if (!active) {
+		d->ep_culled = e->culled;
+		d->ep_bytes = e->culled_bytes;
+		d->ep_busy = e->busy;
+	}
 	d->ep_active = active;
-	return active;
+	return ended;
 }
 
 /* After each step: the episode's log line, and the metrics file when due. */
@@ -334,15 +340,16 @@ static void
 account(struct daemon *d, int force_metrics)
 {
 	struct status s;
-	int was = d->ep_active, active;
+	int ended, active;
 	uint64_t now, wait;
 
 	fill_status(d, &s);
-	active = episode(d, &s);
+	ended = episode(d, &s);
+	active = d->ep_active;
 	if (d->cfg->metrics_file[0] == '\0')
 		return;
 	now = now_ms();
-	if (force_metrics || d->metrics_ms == 0 || (was && !active) ||
+	if (force_metrics || d->metrics_ms == 0 || ended ||
 	    s.eng.scans != d->metrics_scans ||
 	    (active && now - d->metrics_ms >= METRICS_MIN_MS)) {
 		write_metrics(d, &s);
@@ -495,6 +502,13 @@ step_engine(struct daemon *d)
 			account(d, 0);
 		return;
 	}
+	/*
+	 * Before the step, as the step may end what it begins: "the kernel
+	 * asks for culling" for the state just read, and the episode's start.
+	 */
+	update_status(d, 0);
+	if (!d->ep_active)
+		d->ep_t0 = now_ms();
 	seen = d->st;
 	d->st.freleased = d->st.breleased = 0;
 	next = engine_step(d->eng, &seen, &delay);

@@ -26,4 +26,7 @@ left=$(cull_survivors v1 60 | wc -l)
 check "objects younger than a day stay (first survivor $first)" test "$first" -le 37
 check "no object younger than a day was culled ($left left)" test "$left" -ge 23
 check_eq "no command from outside DIR/cache" 0 "$(sim_state violations)"
+# The culls for the age limit come in one step: still one episode's line.
+check_grep "the episode's line counts every cull" \
+	"culled $((60 - left)) objects, [0-9.]+ MiB in [0-9.]+ s \\(0 busy" "$DAEMON_LOG"
 tap_done
