@@ -300,8 +300,11 @@ rpm:
 	    rpmlint -r packaging/rpm/cachefilesd.rpmlintrc packaging/rpm/cachefilesd.spec \
 	        $(RPMDIR)/RPMS/*/*.rpm $(RPMDIR)/SRPMS/*.rpm; fi
 
+# Style included; cross-references to pages not installed here are not
+# the pages' fault.
 lint:
-	mandoc -Tlint -W warning man/*.[0-9]
+	@mandoc -Tlint man/*.[0-9] 2>&1 | \
+	    grep -v -e 'referenced manual not found' -e 'mandoc\.db' | { ! grep .; }
 
 # The unit and the configuration name CACHEDIR, SBINDIR and SYSCONFDIR:
 # both are edited here, at install time, so that "make install

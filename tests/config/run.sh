@@ -190,13 +190,16 @@ else
 	skip "Debian's cachefilesd.conf parses unchanged" "$why"
 fi
 
-# The man pages: mandoc finds nothing to say.
+# The man pages: mandoc finds nothing to say, style included.  Only what
+# depends on the machine is left aside: pages cross-referenced but not
+# installed here, and the state of its mandoc.db.
 if command -v mandoc >/dev/null 2>&1; then
-	mandoc -Tlint -W warning man/cachefilesd.8 man/cachefilesd.conf.5 man/cachefiles-cull.8 >"$work/lint" 2>&1
-	if [ "$?" -eq 0 ] && [ ! -s "$work/lint" ]; then
-		ok "mandoc -Tlint -W warning: man pages clean"
+	mandoc -Tlint man/cachefilesd.8 man/cachefilesd.conf.5 man/cachefiles-cull.8 2>&1 |
+		grep -v -e 'referenced manual not found' -e 'mandoc\.db' >"$work/lint"
+	if [ ! -s "$work/lint" ]; then
+		ok "mandoc -Tlint: man pages clean"
 	else
-		not_ok "mandoc -Tlint -W warning: man pages clean"
+		not_ok "mandoc -Tlint: man pages clean"
 		sed 's/^/#   /' "$work/lint"
 	fi
 else
