@@ -44,6 +44,14 @@ error_count(struct options *opt, int errors)
 	config_error(opt, msg);
 }
 
+/* -t: the file was right, the directory it names is not (status 1, not 2). */
+static void
+problem_count(const struct options *opt, const struct config *cfg, int problems)
+{
+	fprintf(stderr, "%s: cache directory %s: %d problem%s\n", opt->config, cfg->dir,
+		problems, problems == 1 ? "" : "s");
+}
+
 /* What was printed reached standard output: 0, or 1 (EXIT_FAILED) with a message. */
 static int
 stdout_done(void)
@@ -82,13 +90,13 @@ main(int argc, char **argv)
 		cfg.nocull = 1;
 	if (opt.action == OPT_TEST) {
 		/* A mistake in the file is EXIT_CONFIG; the directory's state is not. */
-		int status = errors ? EXIT_CONFIG : EXIT_FAILED;
-
-		if (errors == 0)
-			errors = checkenv(&cfg);
 		if (errors) {
 			error_count(&opt, errors);
-			return status;
+			return EXIT_CONFIG;
+		}
+		if ((errors = checkenv(&cfg)) != 0) {
+			problem_count(&opt, &cfg, errors);
+			return EXIT_FAILED;
 		}
 		config_dump(&cfg, stdout);
 		printf("configuration OK\n");

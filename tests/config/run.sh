@@ -111,9 +111,18 @@ for src in "$corpus"/*.conf; do
 		else
 			not_ok "$name: the dump does not parse back to itself (exit $rc)"
 		fi ;;
+	bad-dir-*)
+		# The file is right, its directory is not (checkenv): counted
+		# as the directory's problems, never as configuration errors.
+		if grep -q "^$name\.conf: cache directory .*: [0-9]* problem" "$work/$name.stderr" &&
+		    ! grep -q "configuration has" "$work/$name.stderr"; then
+			ok "$name: the directory's problems are counted as such"
+		else
+			not_ok "$name: no count of the directory's problems on stderr"
+		fi ;;
 	bad-*)
 		# Every message is FILE:LINE: or FILE: (missing dir), and they
-		# precede the count; the environment errors come from checkenv.
+		# precede the count.
 		if grep -q "configuration has [0-9]* error" "$work/$name.stderr"; then
 			ok "$name: the error count is reported"
 		else

@@ -72,6 +72,11 @@ tconf "resume_thresholds - -" 0 'dir %s\nresume_thresholds - -\n' "$T/cache"
 tconf "limits raised in an order the kernel would refuse one by one" 0 \
     'dir %s\nbcull 10%%\nbrun 20%%\nbstop 5%%\n' "$T/cache"
 tconf "a 4095-byte comment line" 0 "dir %s\n#%04094d\n" "$T/cache" 0
+tconf "dir that does not exist: status 1, the file being right" 1 'dir %s\n' "$T/nonexist"
+err "  ... the directory's problem named" "^cachefilesd: $T/nonexist: stat: No such file"
+err "  ... counted as the directory's, not the file's" \
+    "^$C: cache directory $T/nonexist: 1 problem\$"
+check_no_grep "  ... no configuration error counted" "configuration has" "$T/err"
 
 # -- mistakes: status 2, FILE:LINE --
 tconf "empty file" 2 ''
