@@ -1025,7 +1025,7 @@ start(struct daemon *d)
 	}
 	sigprocmask(SIG_SETMASK, &d->sigmask, NULL);
 	if (d->cfg->nocull) {
-		log_info("culling disabled (nocull): the cache is bound but never culled");
+		log_info("culling disabled (nocull or -N): the cache is bound but never culled");
 	} else if ((d->eng = engine_new(d->cfg, d->cachefd, d->k)) == NULL) {
 		log_warnx("the cull engine could not start");
 		return -1;

@@ -22,7 +22,7 @@ engine_words(const struct status *s, char *buf, size_t len)
 	const struct engine_snap *e = &s->eng;
 
 	if (!s->culling_enabled) {
-		snprintf(buf, len, "culling disabled (nocull)");
+		snprintf(buf, len, "culling disabled (nocull or -N)");
 	} else if (e->scanning) {
 		snprintf(buf, len, "scanning: %llu objects (%llu/s); culled %llu, busy %llu",
 			 (unsigned long long)e->scan_objects,
