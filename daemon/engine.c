@@ -59,6 +59,11 @@
  * The scan yields to the cache's users and to our own culls: at nice 10 it
  * gets about a tenth of a CPU the culls want too, so culling from the kept
  * state or an early snapshot is not slowed by the scan that runs meanwhile.
+ * Not a scan that culling waits for (scan_urgent: the kernel asks, or a
+ * goal is pending, when it starts): under a burst of writes at nice 0 a
+ * niced scan took seconds while free space sat at bstop and the kernel
+ * refused new data, where 0.10.10, at nice 0, kept up.  A thread cannot
+ * lower its nice value again without CAP_SYS_NICE, so it is chosen once.
  */
 #define SCAN_NICE 10
 #define IOPRIO_BE_LOWEST ((2 << 13) | 7)	/* best-effort class, level 7 */
@@ -94,6 +99,7 @@ struct engine {
 	/* The scan in progress. */
 	pthread_t tid;
 	int thread;			/* tid is a thread to join */
+	int scan_urgent;		/* culling waits for it: not niced (SCAN_NICE) */
 	atomic_int done;		/* set by the thread */
 	atomic_int cancel;
 	atomic_int yield;		/* culling goes on: the scan waits (scan_opts.yield) */
@@ -602,8 +608,10 @@ scan_thread(void *arg)
 	pid_t tid = gettid();
 
 	/* Best effort, per thread (the workers inherit it): failures change nothing. */
-	(void)setpriority(PRIO_PROCESS, (id_t)tid, SCAN_NICE);
-	(void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, tid, IOPRIO_BE_LOWEST);
+	if (!e->scan_urgent) {
+		(void)setpriority(PRIO_PROCESS, (id_t)tid, SCAN_NICE);
+		(void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, tid, IOPRIO_BE_LOWEST);
+	}
 	e->next = scan_run(e->cachefd, &e->opts, &e->prog);
 	atomic_store_explicit(&e->done, 1, memory_order_release);
 	if (write(e->evfd, &one, sizeof(one)) < 0)
@@ -661,6 +669,7 @@ start_scan(struct engine *e)
 		log_warn("cache: statvfs");
 		memset(&f, 0, sizeof(f));
 	}
+	e->scan_urgent = wanted(e, &f);
 	t = run_target(e, &f);
 	today = target_candidates(&t, &f, e->mean_bytes, e->objects, e->cull_memory);
 	t = worst_target(e, &f);

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +68,9 @@ __wrap_now_ms(void)
  */
 static atomic_int hold, walked;
 static const atomic_int *scan_yield;	/* the last scan's scan_opts.yield */
+static atomic_int scan_nice;		/* the last scan's thread's nice value */
+static atomic_long scan_ioprio;		/* and its I/O priority */
+#define IOPRIO_BE_7 ((2 << 13) | 7)
 
 struct scan_result *
 __wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
@@ -74,6 +79,9 @@ __wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *p
 	struct scan_result *r = __real_scan_run(rootfd, opt, prog);
 
 	scan_yield = opt->yield;
+	errno = 0;
+	atomic_store(&scan_nice, getpriority(PRIO_PROCESS, (id_t)gettid()));
+	atomic_store(&scan_ioprio, syscall(SYS_ioprio_get, 1, gettid()));
 	atomic_store(&walked, 1);
 	while (atomic_load(&hold) && !(opt->cancel != NULL && atomic_load(opt->cancel)))
 		nanosleep(&tick, NULL);
@@ -581,6 +589,40 @@ test_busy_kept_before_the_rest(void **state)
 	assert_int_equal(order[10], 0);
 	assert_int_equal(order[11], 1);
 	atomic_store(&hold, 0);
+	rig_stop(&r);
+}
+
+/*
+ * A scan started at rest runs niced; one started while the kernel asks
+ * (culling waits for its table) keeps the daemon's own priority.
+ */
+static void
+test_scan_niced_unless_culling_waits(void **state)
+{
+	struct kstate st = wants(0);
+	struct rig r;
+	long own_io = syscall(SYS_ioprio_get, 1, gettid());
+	int own;
+
+	(void)state;
+	errno = 0;
+	own = getpriority(PRIO_PROCESS, 0);
+	/* Under "nice" (tests/mutate.sh) the I/O priority still tells them apart. */
+	if (own >= 10 && own_io == IOPRIO_BE_7)
+		skip();
+	make_tree(20);
+	rig_start(&r, 0);
+	first_scan(&r, &st);
+	if (own < 10)
+		assert_int_equal(atomic_load(&scan_nice), 10);
+	assert_int_equal(atomic_load(&scan_ioprio), IOPRIO_BE_7);
+	rig_stop(&r);
+
+	st = wants(1);
+	rig_start(&r, 0);
+	first_scan(&r, &st);
+	assert_int_equal(atomic_load(&scan_nice), own);
+	assert_int_equal(atomic_load(&scan_ioprio), own_io);
 	rig_stop(&r);
 }
 
@@ -1290,7 +1332,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_table_older_than_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_niced_unless_culling_waits, setup, teardown),
+cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_covers_worst_deficit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_kernel_limits_in_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_bytes, setup, teardown),
