@@ -104,6 +104,7 @@ struct walk {
 	uint64_t early_last;
 	uint64_t seen, seen_bytes;	/* data objects in directories read to the end */
 	uint64_t empties_removed, empties_busy;	/* remove_empty(), under the lock */
+	struct stat root_st;		/* rootfd's, for root_at_path; st_nlink 0: unknown */
 	unsigned data_depth;		/* depth of the directories data was found in; 0: none */
 	int mixed;			/* data at more than one depth (the old layout) */
 	int early_busy;			/* a worker is publishing one */
@@ -840,25 +841,29 @@ sample_dir(struct walk *w, unsigned depth, uint64_t dobj, uint64_t dbytes)
 	s->b2 += (double)dbytes * (double)dbytes;
 }
 
-/* Is DIR/cache (rootfd) still at the path the scan was given? */
+/*
+ * Is DIR/cache (rootfd) still at the path the scan was given?  rootfd's
+ * own identity is read at the walk's start (scan_run): it cannot change.
+ */
 static int
 root_at_path(const struct walk *w)
 {
-	struct stat here, there;
+	struct stat there;
 
-	return fstat(w->rootfd, &here) == 0 &&
+	return w->root_st.st_nlink != 0 &&
 	    fstatat(AT_FDCWD, w->opt->empties_root, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    here.st_dev == there.st_dev && here.st_ino == there.st_ino;
+	    w->root_st.st_dev == there.st_dev && w->root_st.st_ino == there.st_ino;
 }
 
-/* rmdir names[n - 1] in the directory names[0 .. n - 1) leads to from rootfd. */
+/*
+ * rmdir names[n - 1] in the directory names[0 .. n - 1) leads to from
+ * rootfd; the caller has just checked that rootfd is DIR/cache.
+ */
 static int
 rmdir_below(struct walk *w, char (*names)[NAME_MAX + 1], int n)
 {
 	int fd, r, saved;
 
-	if (!root_at_path(w))
-		return -1;
 	if ((fd = open_chain(w->r, w->rootfd, names, n - 1, OPEN_DIR)) < 0)
 		return -1;
 	r = unlinkat(fd, names[n - 1], AT_REMOVEDIR);
@@ -890,6 +895,9 @@ remove_empty(struct worker *k, uint32_t dir)
 	pthread_mutex_lock(&w->lock);	/* the table may grow meanwhile */
 	n = dir_chain(w->r, dir, names);
 	pthread_mutex_unlock(&w->lock);
+	/* Once for the directory and its parents: the removals follow at once. */
+	if (!root_at_path(w))
+		return;
 	for (; n >= 1; n--) {
 		if (rmdir_below(w, names, n) == 0)
 			removed++;
@@ -1641,6 +1649,8 @@ scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 	w.rootfd = rootfd;
 	w.opt = opt;
 	w.prog = prog;
+	if (opt->empties_root != NULL && fstat(rootfd, &w.root_st) < 0)
+		w.root_st.st_nlink = 0;	/* no empty directory is removed */
 	w.now_s = (uint64_t)time(NULL);
 	w.rng = opt->seed ? opt->seed : (mono_ns() ^ (uint64_t)getpid() << 32) | 1;
 	r->st.start_s = w.now_s;
