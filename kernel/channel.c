@@ -268,13 +268,15 @@ kernel_bind(struct kchan *k)
 
 /*
  * After an EIO from cull or inuse, tell a dead cache from a refused name:
- * "dir" after bind fails with EEXIST on a live cache and EIO on a dead one,
- * and changes nothing either way.
+ * "tag" after bind fails with EEXIST on a live cache (bind sets the
+ * default tag) and EIO on a dead one, and changes nothing either way.
+ * Not "dir", which does the same but logs "Second cache directory
+ * specified" in the kernel's log at each probe.
  */
 static void
 probe_dead(struct kchan *k)
 {
-	if (kernel_cmd(k, "dir /") == -EIO)
+	if (kernel_cmd(k, "tag CacheFiles") == -EIO)
 		k->dead = 1;
 }
 

@@ -48,27 +48,29 @@ printf 'w cull d\nw cull e\n' | run
 check_grep "match=e: cull d is carried out" '^w cull d: ok$' "$SIM_TMP/got"
 check_grep "match=e: cull e fails" '^w cull e: ENOMEM$' "$SIM_TMP/got"
 sim_ctl fault clear >/dev/null
-sim_ctl fault tag ENOMEM >/dev/null
-printf 'w tag t1\nw cull zz\n' | run
-check_grep "a command word: tag fails ENOMEM" '^w tag t1: ENOMEM$' "$SIM_TMP/got"
+sim_ctl fault debug ENOMEM >/dev/null
+printf 'w debug 0\nw cull zz\n' | run
+check_grep "a command word: debug fails ENOMEM" '^w debug 0: ENOMEM$' "$SIM_TMP/got"
 check_grep "... and other commands do not" '^w cull zz: ENOENT$' "$SIM_TMP/got"
 sim_ctl fault clear >/dev/null
 
-# --- the probe: "dir" after bind is exempt unless a rule says "probe" ---
+# --- the probe: "tag" after bind is exempt unless a rule says "probe" ---
 sim_ctl fault write EIO >/dev/null
 printf 'w dir /\n' | run
 check_grep "write EIO: dir before bind fails" '^w dir [^ ]*: EIO$' "$SIM_TMP/got"
 sim_ctl fault clear >/dev/null
 sim_ctl fault cull EIO >/dev/null
 sim_ctl fault any EIO match=cull >/dev/null
-printf 'w cull f\nw dir /\n' | run
+printf 'w cull f\nw tag CacheFiles\n' | run
 check_grep "cull EIO" '^w cull f: EIO$' "$SIM_TMP/got"
-check_grep "the probe is exempt: dir / gets EEXIST" '^w dir /: EEXIST$' "$SIM_TMP/got"
+check_grep "the probe is exempt: tag gets EEXIST" '^w tag CacheFiles: EEXIST$' "$SIM_TMP/got"
 sim_ctl fault probe EIO count=1 >/dev/null
-printf 'w cull f\nw dir /\nw dir /\n' | run
-check_eq "a probe rule fails the probe (once with count=1)" "w dir /: EIO|w dir /: EEXIST" \
-	"$(grep '^w dir /:' "$SIM_TMP/got" | tr '\n' '|' | sed 's/|$//')"
-check_grep "the probe fault is logged" 'FAULT: rule 3 \(probe EIO count=1\) hit 1: probe "dir /" failed' "$SIM_LOG"
+printf 'w cull f\nw tag CacheFiles\nw tag CacheFiles\n' | run
+check_eq "a probe rule fails the probe (once with count=1)" \
+	"w tag CacheFiles: EIO|w tag CacheFiles: EEXIST" \
+	"$(grep '^w tag CacheFiles:' "$SIM_TMP/got" | tr '\n' '|' | sed 's/|$//')"
+check_grep "the probe fault is logged" \
+	'FAULT: rule 3 \(probe EIO count=1\) hit 1: probe "tag CacheFiles" failed' "$SIM_LOG"
 sim_ctl fault clear >/dev/null
 
 # --- read: malformed lines, an injected error keeps the flag and counters ---

@@ -652,8 +652,8 @@ injected_write(const char *buf, size_t len)
 		w++;
 	}
 	word[w] = '\0';
-	/* "dir" after bind is the daemon's liveness probe: only "probe" rules touch it */
-	return fault_on_write(text, word, d.bound && strcmp(word, "dir") == 0);
+	/* "tag" after bind is the daemon's liveness probe: only "probe" rules touch it */
+	return fault_on_write(text, word, d.bound && strcmp(word, "tag") == 0);
 }
 
 int

@@ -7,7 +7,7 @@
  *   OP ACTION... [nth=N | every=K] [p=P seed=S] [match=WORD] [count=C]
  *
  * OP is "read", "write" (any command), "any" (both), "probe" (the daemon's
- * liveness probe, a "dir" command after bind, which no other rule touches)
+ * liveness probe, a "tag" command after bind, which no other rule touches)
  * or a command word ("cull", "inuse", "bind", ...).  ACTION is an errno (a
  * name such as EBUSY or a number), "malformed" (reads: a state line no
  * parser accepts) and/or "slow=MS" (the reply waits MS ms; "50ms" works).

@@ -199,7 +199,7 @@ static struct peer {
 	volatile int quit;
 	char fail_prefix[32];	/* a W message starting with this ... */
 	int fail_errno;		/* ... gets this errno */
-	int dir_errno;		/* reply to "dir" after the first one */
+	int probe_errno;	/* reply to "tag" (after bind, the daemon's probe) */
 	int send_n;		/* send "N" before each reply */
 	char line[256];		/* the state line for R */
 	char msgs[MAXMSG][320];	/* a command with the longest name fits */
@@ -221,13 +221,13 @@ reply(int fd, const char *fmt, ...)
 }
 
 static int
-answer(const char *m, size_t n, int ndirs)
+answer(const char *m, size_t n)
 {
 	if (peer.fail_prefix[0] != '\0' && n - 1 >= strlen(peer.fail_prefix) &&
 	    strncmp(m + 1, peer.fail_prefix, strlen(peer.fail_prefix)) == 0)
 		return peer.fail_errno;
-	if (ndirs > 1 && strncmp(m + 1, "dir ", 4) == 0)
-		return peer.dir_errno;
+	if (strncmp(m + 1, "tag ", 4) == 0)
+		return peer.probe_errno;
 	return 0;
 }
 
@@ -236,7 +236,6 @@ serve_conn(int fd)
 {
 	char m[5000];
 	ssize_t n;
-	int ndirs = 0;
 
 	while ((n = recv(fd, m, sizeof(m) - 1, 0)) > 0) {
 		m[n] = '\0';
@@ -252,9 +251,7 @@ serve_conn(int fd)
 		if (peer.send_n)
 			reply(fd, "N");
 		if (m[0] == 'W') {
-			if (strncmp(m + 1, "dir ", 4) == 0)
-				ndirs++;
-			reply(fd, "E%d", answer(m, (size_t)n, ndirs));
+			reply(fd, "E%d", answer(m, (size_t)n));
 		} else if (m[0] == 'R') {
 			reply(fd, "D%s", peer.line);
 		}
@@ -575,16 +572,18 @@ test_dead_probe(void **state)
 	(void)state;
 	strcpy(peer.fail_prefix, "cull");
 	peer.fail_errno = EIO;
-	peer.dir_errno = EEXIST;	/* alive: the EIO was about the name */
+	peer.probe_errno = EEXIST;	/* alive: the EIO was about the name */
 	peer_start();
 	k = kernel_open(&ktransport_sim, NULL, 0);
 	assert_non_null(k);
 	assert_int_equal(kernel_cmd(k, "dir /c"), 0);
 	assert_int_equal(kernel_cull(k, "x"), -EIO);
 	assert_false(kernel_dead(k));
-	peer.dir_errno = EIO;		/* now every command fails: dead */
+	peer.probe_errno = EIO;		/* now every command fails: dead */
 	assert_int_equal(kernel_cull(k, "x"), -EIO);
 	assert_true(kernel_dead(k));
+	/* The probe is "tag", which the kernel does not log, never "dir". */
+	assert_string_equal(peer.msgs[peer.nmsgs - 1], "Wtag CacheFiles");
 	kernel_close(k);
 }
 
