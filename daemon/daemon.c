@@ -931,9 +931,21 @@ open_dirs(struct daemon *d)
 static int
 bind_cache(struct daemon *d)
 {
+	int r;
+
 	if ((d->k = kernel_open(daemon_transport, NULL, BUSY_WAIT_MS)) == NULL)
 		return -1;
-	if (kernel_configure(d->k, d->cfg) < 0 || kernel_bind(d->k) < 0)
+	if ((r = kernel_configure(d->k, d->cfg)) < 0) {
+		/*
+		 * A line the kernel refuses (a secctx it does not know, say) is
+		 * refused again at every start: status 2, as 0.10.10 gave, so
+		 * that the unit does not restart it in a loop.  Not a shortage.
+		 */
+		if (r != -ENOMEM && r != -EIO && r != -EINTR && r != -EAGAIN)
+			d->exit_status = EXIT_CONFIG;
+		return -1;
+	}
+	if (kernel_bind(d->k) < 0)
 		return -1;
 	/*
 	 * This line, "Daemon Started" and "Daemon Terminated" begin as
