@@ -60,7 +60,9 @@
  * gets about a tenth of a CPU the culls want too, so culling from the kept
  * state or an early snapshot is not slowed by the scan that runs meanwhile.
  * Not a scan that culling waits for (scan_urgent: the kernel asks, or a
- * goal is pending, when it starts): under a burst of writes at nice 0 a
+ * goal is pending, and no table is left to cull from when it starts; a
+ * restart's kept table is culled while its scan runs niced, as the
+ * restart's figures need): under a burst of writes at nice 0 a
  * niced scan took seconds while free space sat at bstop and the kernel
  * refused new data, where 0.10.10, at nice 0, kept up.  A thread cannot
  * lower its nice value again without CAP_SYS_NICE, so it is chosen once.
@@ -669,7 +671,7 @@ start_scan(struct engine *e)
 		log_warn("cache: statvfs");
 		memset(&f, 0, sizeof(f));
 	}
-	e->scan_urgent = wanted(e, &f);
+	e->scan_urgent = wanted(e, &f) && (e->vs == NULL || victims_left(e->vs) == 0);
 	t = run_target(e, &f);
 	today = target_candidates(&t, &f, e->mean_bytes, e->objects, e->cull_memory);
 	t = worst_target(e, &f);

@@ -70,18 +70,21 @@ static atomic_int hold, walked;
 static const atomic_int *scan_yield;	/* the last scan's scan_opts.yield */
 static atomic_int scan_nice;		/* the last scan's thread's nice value */
 static atomic_long scan_ioprio;		/* and its I/O priority */
+static atomic_int scan_started;		/* the two above are set */
 #define IOPRIO_BE_7 ((2 << 13) | 7)
 
 struct scan_result *
 __wrap_scan_run(int rootfd, const struct scan_opts *opt, struct scan_progress *prog)
 {
 	const struct timespec tick = { 0, 2 * 1000 * 1000 };
-	struct scan_result *r = __real_scan_run(rootfd, opt, prog);
+	struct scan_result *r;
 
-	scan_yield = opt->yield;
 	errno = 0;
 	atomic_store(&scan_nice, getpriority(PRIO_PROCESS, (id_t)gettid()));
 	atomic_store(&scan_ioprio, syscall(SYS_ioprio_get, 1, gettid()));
+	atomic_store(&scan_started, 1);
+	r = __real_scan_run(rootfd, opt, prog);
+	scan_yield = opt->yield;
 	atomic_store(&walked, 1);
 	while (atomic_load(&hold) && !(opt->cancel != NULL && atomic_load(opt->cancel)))
 		nanosleep(&tick, NULL);
@@ -592,17 +595,22 @@ test_busy_kept_before_the_rest(void **state)
 	rig_stop(&r);
 }
 
+static void kept_100(void);
+
 /*
  * A scan started at rest runs niced; one started while the kernel asks
- * (culling waits for its table) keeps the daemon's own priority.
+ * (culling waits for its table) keeps the daemon's own priority, unless
+ * a kept table gives culling something to do meanwhile.
  */
 static void
 test_scan_niced_unless_culling_waits(void **state)
 {
+	const struct timespec tick = { 0, 2 * 1000 * 1000 };
 	struct kstate st = wants(0);
 	struct rig r;
 	long own_io = syscall(SYS_ioprio_get, 1, gettid());
-	int own;
+	unsigned delay;
+	int own, i;
 
 	(void)state;
 	errno = 0;
@@ -623,6 +631,20 @@ test_scan_niced_unless_culling_waits(void **state)
 	first_scan(&r, &st);
 	assert_int_equal(atomic_load(&scan_nice), own);
 	assert_int_equal(atomic_load(&scan_ioprio), own_io);
+	rig_stop(&r);
+
+	/* Culled from at once, the scan held meanwhile: seen as it starts. */
+	kept_100();
+	st = wants(1);
+	atomic_store(&scan_started, 0);
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	for (i = 0; i < 5000 && !atomic_load(&scan_started); i++)
+		nanosleep(&tick, NULL);
+	assert_true(atomic_load(&scan_started));
+	if (own < 10)
+		assert_int_equal(atomic_load(&scan_nice), 10);
+	assert_int_equal(atomic_load(&scan_ioprio), IOPRIO_BE_7);
 	rig_stop(&r);
 }
 
