@@ -17,11 +17,17 @@
  * for SIGTERM.  A benchmark probe, never installed; not a daemon to run.
  * With the line "vm-floor-order inode" in CONF (consumed here, not sent to
  * the kernel) it culls the same oldest set in directory and inode order:
- * an experiment's probe, bench/VM-RESULTS.md "Cull order".
+ * an experiment's probe, bench/VM-RESULTS.md "Cull order".  With
+ * "vm-floor-walk uring N" it stat()s each directory's files through
+ * io_uring, N requests in flight (raw system calls, no liburing): the probe
+ * of bench/VM-RESULTS.md "io_uring's statx with one vCPU".
  *
  *   vm-floor [-n] [-s] -f CONF
  */
 #include <dirent.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -50,6 +56,16 @@ static int *dirfds;
 static size_t ndirs, dirs_cap;
 static unsigned brun_pct, frun_pct;
 static int inode_order;	/* "vm-floor-order inode" in CONF: see main() */
+static unsigned uring_depth;	/* "vm-floor-walk uring N" in CONF: see walk() */
+
+/* One io_uring, mapped by hand. */
+static struct {
+	int fd;
+	unsigned *sq_tail, *sq_mask, *sq_array;
+	unsigned *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+} ring;
 
 static void *
 grow(void *p, size_t *cap, size_t need, size_t size)
@@ -83,6 +99,140 @@ dir_ino_cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
+static void *
+map_ring(size_t len, off_t off)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.fd, off);
+
+	if (p == MAP_FAILED) {
+		perror("vm-floor: mmap io_uring");
+		exit(1);
+	}
+	return p;
+}
+
+static void
+uring_setup(unsigned depth)
+{
+	struct io_uring_params p;
+	char *sq, *cq;
+
+	memset(&p, 0, sizeof(p));
+	if ((ring.fd = (int)syscall(__NR_io_uring_setup, depth, &p)) < 0) {
+		perror("vm-floor: io_uring_setup");
+		exit(1);
+	}
+	sq = map_ring(p.sq_off.array + p.sq_entries * sizeof(unsigned), IORING_OFF_SQ_RING);
+	cq = map_ring(p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+	    IORING_OFF_CQ_RING);
+	ring.sqes = map_ring(p.sq_entries * sizeof(struct io_uring_sqe), IORING_OFF_SQES);
+	ring.sq_tail = (unsigned *)(void *)(sq + p.sq_off.tail);
+	ring.sq_mask = (unsigned *)(void *)(sq + p.sq_off.ring_mask);
+	ring.sq_array = (unsigned *)(void *)(sq + p.sq_off.array);
+	ring.cq_head = (unsigned *)(void *)(cq + p.cq_off.head);
+	ring.cq_tail = (unsigned *)(void *)(cq + p.cq_off.tail);
+	ring.cq_mask = (unsigned *)(void *)(cq + p.cq_off.ring_mask);
+	ring.cqes = (struct io_uring_cqe *)(void *)(cq + p.cq_off.cqes);
+}
+
+/* statx of n names relative to fd, through the ring; res[i] < 0 on failure. */
+static void
+uring_statx(int fd, char **name, struct statx *sx, int *res, unsigned n)
+{
+	unsigned i, tail = *ring.sq_tail, head;
+
+	for (i = 0; i < n; i++) {
+		unsigned idx = (tail + i) & *ring.sq_mask;
+		struct io_uring_sqe *q = &ring.sqes[idx];
+
+		memset(q, 0, sizeof(*q));
+		q->opcode = IORING_OP_STATX;
+		q->fd = fd;
+		q->addr = (uint64_t)(uintptr_t)name[i];
+		q->len = STATX_TYPE | STATX_INO | STATX_ATIME | STATX_BLOCKS;
+		q->off = (uint64_t)(uintptr_t)&sx[i];
+		q->statx_flags = AT_SYMLINK_NOFOLLOW;
+		q->user_data = i;
+		ring.sq_array[idx] = idx;
+	}
+	__atomic_store_n(ring.sq_tail, tail + n, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring.fd, n, n, IORING_ENTER_GETEVENTS, NULL, 0) < 0) {
+		perror("vm-floor: io_uring_enter");
+		exit(1);
+	}
+	head = *ring.cq_head;
+	for (i = 0; i < n; i++) {
+		while (head == __atomic_load_n(ring.cq_tail, __ATOMIC_ACQUIRE))
+			if (syscall(__NR_io_uring_enter, ring.fd, 0, 1, IORING_ENTER_GETEVENTS,
+			    NULL, 0) < 0 && errno != EINTR)
+				exit(1);
+		res[ring.cqes[head & *ring.cq_mask].user_data] = ring.cqes[head & *ring.cq_mask].res;
+		head++;
+	}
+	__atomic_store_n(ring.cq_head, head, __ATOMIC_RELEASE);
+}
+
+static void
+add_ent(uint32_t dir, const char *name, uint64_t atime, uint64_t ino, uint64_t blocks)
+{
+	size_t len = strlen(name) + 1;
+
+	names = grow(names, &names_cap, names_len + len, 1);
+	memcpy(names + names_len, name, len);
+	ents = grow(ents, &ents_cap, nents + 1, sizeof(*ents));
+	ents[nents].atime = atime;
+	ents[nents].ino = ino;
+	ents[nents].blocks = blocks;
+	ents[nents].dir = dir;
+	ents[nents].name = (uint32_t)names_len;
+	names_len += len;
+	nents++;
+}
+
+/* The regular files of one directory, read whole, stat'ed in batches through the ring. */
+static void walk(int fd);
+
+static void
+walk_uring(int fd, DIR *d, uint32_t idx)
+{
+	char **pend = NULL;
+	size_t npend = 0, pend_cap = 0;
+	struct statx sx[256];
+	int res[256];
+	char *nm[256];
+	struct dirent *de;
+	size_t i, j;
+
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_type == DT_DIR) {
+			int sub;
+
+			if (de->d_name[0] != '.' &&
+			    (sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) >= 0)
+				walk(sub);
+			continue;
+		}
+		if (de->d_type != DT_REG)
+			continue;
+		pend = grow(pend, &pend_cap, npend + 1, sizeof(*pend));
+		pend[npend++] = strdup(de->d_name);
+	}
+	for (i = 0; i < npend; i += j) {
+		unsigned n = (unsigned)(npend - i < uring_depth ? npend - i : uring_depth);
+
+		for (j = 0; j < n; j++)
+			nm[j] = pend[i + j];
+		uring_statx(fd, nm, sx, res, n);
+		for (j = 0; j < n; j++) {
+			if (res[j] >= 0 && S_ISREG(sx[j].stx_mode))
+				add_ent(idx, nm[j], (uint64_t)sx[j].stx_atime.tv_sec * 1000000000u +
+				    sx[j].stx_atime.tv_nsec, sx[j].stx_ino, sx[j].stx_blocks);
+			free(nm[j]);
+		}
+	}
+	free(pend);
+}
+
 /* Every file of the directory open as fd stat'ed once, subdirectories walked. */
 static void
 walk(int fd)
@@ -98,9 +248,13 @@ walk(int fd)
 	dirfds = grow(dirfds, &dirs_cap, ndirs + 1, sizeof(*dirfds));
 	idx = (uint32_t)ndirs++;
 	dirfds[idx] = fd;
+	if (uring_depth != 0) {
+		walk_uring(fd, d, idx);
+		closedir(d);
+		return;
+	}
 	while ((de = readdir(d)) != NULL) {
 		struct stat sb;
-		size_t len;
 
 		if (de->d_type == DT_DIR) {
 			int sub;
@@ -114,18 +268,8 @@ walk(int fd)
 		if (de->d_type != DT_REG ||
 		    fstatat(fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
 			continue;
-		len = strlen(de->d_name) + 1;
-		names = grow(names, &names_cap, names_len + len, 1);
-		memcpy(names + names_len, de->d_name, len);
-		ents = grow(ents, &ents_cap, nents + 1, sizeof(*ents));
-		ents[nents].atime = (uint64_t)sb.st_atim.tv_sec * 1000000000u +
-		    (uint64_t)sb.st_atim.tv_nsec;
-		ents[nents].ino = (uint64_t)sb.st_ino;
-		ents[nents].blocks = (uint64_t)sb.st_blocks;
-		ents[nents].dir = idx;
-		ents[nents].name = (uint32_t)names_len;
-		names_len += len;
-		nents++;
+		add_ent(idx, de->d_name, (uint64_t)sb.st_atim.tv_sec * 1000000000u +
+		    (uint64_t)sb.st_atim.tv_nsec, (uint64_t)sb.st_ino, (uint64_t)sb.st_blocks);
 	}
 	closedir(d);
 }
@@ -185,6 +329,12 @@ configure(int dev, const char *conf)
 			continue;
 		if (strcmp(line, "vm-floor-order inode") == 0) {
 			inode_order = 1;	/* the probe's own, not the kernel's */
+			continue;
+		}
+		if (sscanf(line, "vm-floor-walk uring %u", &uring_depth) == 1) {
+			if (uring_depth == 0 || uring_depth > 256)
+				uring_depth = 64;
+			uring_setup(uring_depth);
 			continue;
 		}
 		if (strncmp(line, "dir ", 4) == 0)
