@@ -256,7 +256,6 @@ static int
 clear_stale(const char *path, const struct sockaddr_un *sun)
 {
 	uint64_t deadline = now_ms() + LISTENER_WAIT_MS;
-	struct timespec pause = { 0, 100 * 1000000L };
 	struct stat st;
 	int r;
 
@@ -272,7 +271,11 @@ clear_stale(const char *path, const struct sockaddr_un *sun)
 		return -1;
 	}
 	while ((r = listening(path, sun)) == 1 && now_ms() < deadline)
-		nanosleep(&pause, NULL);
+		if (nap_unless_stopped(100) == -1) {
+			log_notice("control socket %s: asked to stop while another process "
+				   "listened there; not waiting longer", path);
+			return -1;
+		}
 	if (r == 1) {
 		log_warnx("control socket %s: another process listens there", path);
 		return -1;

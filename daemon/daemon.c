@@ -87,6 +87,7 @@ struct daemon {
 	uint64_t start_ms;		/* for the uptime */
 	uint64_t start_s;		/* the same moment by the wall clock, read once */
 	int stopping;			/* stop() was called, perhaps before the loop ran */
+	int stopped_waiting;		/* TERM or INT ended a wait of the start */
 	sigset_t sigmask;		/* restored once the loop owns the signals */
 	int exit_status;
 
@@ -933,8 +934,10 @@ bind_cache(struct daemon *d)
 {
 	int r;
 
-	if ((d->k = kernel_open(daemon_transport, NULL, BUSY_WAIT_MS)) == NULL)
+	if ((d->k = kernel_open(daemon_transport, NULL, BUSY_WAIT_MS)) == NULL) {
+		d->stopped_waiting = stop_pending();
 		return -1;
+	}
 	if ((r = kernel_configure(d->k, d->cfg)) < 0) {
 		/*
 		 * A line the kernel refuses (a secctx it does not know, say) is
@@ -1017,8 +1020,10 @@ start(struct daemon *d)
 	}
 	/* Before the bind: a path that cannot be used stops us with the kernel untouched. */
 	if (d->cfg->control_socket[0] != '\0' &&
-	    (d->ctl_fd = control_listen(d->cfg->control_socket)) == -1)
+	    (d->ctl_fd = control_listen(d->cfg->control_socket)) == -1) {
+		d->stopped_waiting = stop_pending();
 		return -1;
+	}
 	if (bind_cache(d) == -1 || open_dirs(d) == -1)
 		return -1;
 	if (d->pf != NULL && pidfile_write(d->pf) == -1)
@@ -1185,8 +1190,16 @@ daemon_run(const struct options *opt, struct config *cfg)
 		return 1;
 	}
 	if (start(d) == -1) {
-		if (d->exit_status != EXIT_CONFIG)
+		/*
+		 * Stopped while it waited for a previous instance: a stop asked
+		 * for, not a failure (systemctl stop during the start).
+		 */
+		if (d->stopped_waiting) {
+			log_info("Daemon Terminated (stopped before it bound the cache)");
+			d->exit_status = 0;
+		} else if (d->exit_status != EXIT_CONFIG) {
 			d->exit_status = EXIT_FAILED;
+		}
 	} else if (!d->stopping) {
 		/* A loopbreak before the loop runs is forgotten: hence the flag. */
 		log_info("Daemon Started");

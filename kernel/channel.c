@@ -41,15 +41,6 @@ struct kchan {
 /* ---- opening ---- */
 
 static void
-sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
-static void
 open_failed(const struct ktransport *t, const char *path, int err)
 {
 	const char *why = t->explain_open != NULL ? t->explain_open(err) : NULL;
@@ -90,7 +81,11 @@ kernel_open(const struct ktransport *t, const char *path, unsigned busy_wait_ms)
 				   "retrying for up to %u ms", path, busy_wait_ms);
 			said_busy = 1;
 		}
-		sleep_ms(delay);
+		if (nap_unless_stopped(delay) == -1) {
+			log_notice("%s: asked to stop while it was busy; not waiting longer", path);
+			errno = EINTR;
+			return NULL;
+		}
 		delay = delay * 2 > BUSY_DELAY_MAX_MS ? BUSY_DELAY_MAX_MS : delay * 2;
 	}
 	k = xcalloc(1, sizeof(*k));

@@ -6,6 +6,7 @@
 #include "lib/log.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,52 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+}
+
+int
+stop_pending(void)
+{
+	sigset_t p;
+
+	if (sigpending(&p) == -1)
+		return 0;
+	return sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGINT) == 1;
+}
+
+int
+nap_unless_stopped(unsigned ms)
+{
+	uint64_t end = now_ms() + ms, t;
+	sigset_t set;
+	int sig;
+
+	stop_signals(&set);
+	while ((t = now_ms()) < end) {
+		struct timespec ts = { (time_t)((end - t) / 1000), (long)((end - t) % 1000) * 1000000L };
+
+		/* Taken to be seen, then raised again: the caller's exit path reads it. */
+		if ((sig = sigtimedwait(&set, NULL, &ts)) > 0) {
+			raise(sig);
+			return -1;
+		}
+		if (sig == -1 && errno != EAGAIN && errno != EINTR)
+			break;	/* cannot wait on the signals: a plain sleep */
+	}
+	if (t < end) {
+		struct timespec ts = { (time_t)((end - t) / 1000), (long)((end - t) % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+			;
+	}
+	return stop_pending() ? -1 : 0;
 }
 
 uint64_t

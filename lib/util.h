@@ -35,6 +35,16 @@ uint64_t u64_sat_add(uint64_t a, uint64_t b);
 /* Monotonic clock in milliseconds. */
 uint64_t now_ms(void);
 
+/*
+ * Sleep ms, unless SIGTERM or SIGINT, held blocked, is or becomes
+ * pending: then return -1 at once and leave it pending.  For the waits of
+ * a start, before the event loop owns the signals.
+ */
+int nap_unless_stopped(unsigned ms);
+
+/* Is SIGTERM or SIGINT pending? */
+int stop_pending(void);
+
 struct timespec;
 /*
  * A timestamp in nanoseconds since the epoch, saturated: before the epoch

@@ -12,7 +12,10 @@
 
 #include "lib/util.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t
 ns(int64_t s, long nsec)
@@ -55,12 +58,90 @@ test_parse_u64(void **state)
 	assert_int_equal(v, 16);
 }
 
+/* TERM and INT held, as during the daemon's start; none pending. */
+static void
+hold_stop_signals(void)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &set, NULL), 0);
+	while (sigtimedwait(&set, NULL, &zero) > 0)
+		;
+}
+
+static void
+test_nap_sleeps(void **state)
+{
+	uint64_t t0;
+
+	(void)state;
+	hold_stop_signals();
+	t0 = now_ms();
+	assert_int_equal(nap_unless_stopped(120), 0);
+	assert_true(now_ms() - t0 >= 120);
+	assert_false(stop_pending());
+}
+
+static void
+test_nap_stop_already_pending(void **state)
+{
+	uint64_t t0;
+
+	(void)state;
+	hold_stop_signals();
+	raise(SIGTERM);
+	assert_true(stop_pending());
+	t0 = now_ms();
+	assert_int_equal(nap_unless_stopped(5000), -1);
+	assert_true(now_ms() - t0 < 1000);
+	/* Left pending for the exit path to see. */
+	assert_true(stop_pending());
+	hold_stop_signals();
+	assert_false(stop_pending());
+}
+
+static void *
+interrupt_later(void *arg)
+{
+	struct timespec ts = { 0, 150 * 1000000L };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	kill(getpid(), SIGINT);
+	return NULL;
+}
+
+static void
+test_nap_stop_arrives(void **state)
+{
+	pthread_t t;
+	uint64_t t0, took;
+
+	(void)state;
+	hold_stop_signals();
+	t0 = now_ms();
+	assert_int_equal(pthread_create(&t, NULL, interrupt_later, NULL), 0);
+	assert_int_equal(nap_unless_stopped(5000), -1);
+	took = now_ms() - t0;
+	pthread_join(t, NULL);
+	assert_true(took >= 100 && took < 2000);
+	assert_true(stop_pending());
+	hold_stop_signals();
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timespec_ns),
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_nap_sleeps),
+		cmocka_unit_test(test_nap_stop_already_pending),
+		cmocka_unit_test(test_nap_stop_arrives),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
