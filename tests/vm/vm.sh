@@ -143,6 +143,8 @@ vm_initramfs() {
 		vm_put_program "$r" "$CFSIM" /usr/bin/cfsim
 	fi
 	[ -x /usr/bin/setpriv ] && vm_put_program "$r" /usr/bin/setpriv /usr/bin/setpriv
+	# e2fsprogs' chattr, for the hostile scenario's immutable object.
+	[ -x /usr/bin/chattr ] && vm_put_program "$r" /usr/bin/chattr /usr/bin/chattr
 	# The culling tool, for the tool scenario.
 	if [ -x "${CULLTOOL:-$BUILD/cachefiles-cull}" ]; then
 		vm_put_program "$r" "${CULLTOOL:-$BUILD/cachefiles-cull}" /usr/sbin/cachefiles-cull

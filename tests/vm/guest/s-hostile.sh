@@ -54,6 +54,19 @@ mkdir -p "$vol/@locked"; echo x > "$vol/@locked/Dinside"; chmod 000 "$vol/@locke
 for e in "$fan/$nl" "$fan/D with spaces " "$fan/$(printf 'D\377\376bad')" "$vol/@locked/Dinside"; do
 	touch -a -d @1000000000 "$e" 2>/dev/null
 done
+# An immutable object, the oldest of all: the kernel cannot unlink it and
+# answers the cull with EIO ("Internal error" in its log) while the cache
+# lives on.  The daemon must tell that from a dead cache with a probe the
+# kernel does not log ("tag", not "dir", which logs "Second cache
+# directory specified"), skip it and go on.
+imm=
+if command -v chattr >/dev/null; then
+	imm="$fan/Dimmutable"
+	head -c 65536 /dev/urandom > "$imm"
+	touch -a -d @900000000 "$imm"
+	chattr +i "$imm" || { log "chattr +i refused"; imm=; }
+fi
+d0=$(dmesg_lines)
 planted="$fan/Dlink $DIR/cache/Ilinkvol $vol/@zz $fan/Dloop $fan/Dpair1 $fan/Dpair2 $fan/Dfifo $vol/@locked"
 n_before=$(find "$DIR/cache" -type f -size +100k | wc -l)
 s0=$(grep -c 'scan: ' "$LOG")
@@ -82,6 +95,20 @@ else
 	not_ok "a hostile tree: real objects culled ($n_before -> $n_after), planted entries left, the daemon up"
 	diag "$(fs_pct)% free (brun $brun blocks, bavail $(fs_bavail)), brun reached: $reached"
 	diag_file "$LOG"
+fi
+if [ -n "$imm" ]; then
+	log "kernel, since the start: $(dmesg_since "$d0" | grep -cE 'CacheFiles: Internal error') internal error line(s)"
+	if [ -e "$imm" ] && grep -q "cull .*Dimmutable" "$LOG" && alive "$CFD_PID" &&
+	   ! dmesg_since "$d0" | grep -q 'Second cache directory'; then
+		ok "an immutable object: skipped, the daemon up, the kernel's log without a probe line"
+	else
+		not_ok "an immutable object: skipped, the daemon up, the kernel's log without a probe line"
+		dmesg_since "$d0" | grep -E 'CacheFiles|FS-Cache' | tail -8 | sed 's/^/#   dmesg: /'
+		grep -i 'immutable\|Dimmutable\|dead' "$LOG" | tail -5 | sed 's/^/#   log: /'
+	fi
+	chattr -i "$imm"
+else
+	echo "ok - an immutable object # SKIP no chattr in the guest"
 fi
 chmod 700 "$vol/@locked"
 rm -f "$FS/filler"
