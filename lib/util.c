@@ -134,30 +134,39 @@ stop_pending(void)
 	return sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGINT) == 1;
 }
 
+/* The time from now to end (monotonic milliseconds), 0 once it has passed. */
+static struct timespec
+until_ms(uint64_t end)
+{
+	uint64_t t = now_ms(), left = end > t ? end - t : 0;
+	struct timespec ts = { (time_t)(left / 1000), (long)(left % 1000) * 1000000L };
+
+	return ts;
+}
+
 int
 nap_unless_stopped(unsigned ms)
 {
-	uint64_t end = now_ms() + ms, t;
+	uint64_t end = now_ms() + ms;
+	struct timespec ts;
 	sigset_t set;
 	int sig;
 
 	stop_signals(&set);
-	while ((t = now_ms()) < end) {
-		struct timespec ts = { (time_t)((end - t) / 1000), (long)((end - t) % 1000) * 1000000L };
-
+	while (now_ms() < end) {
+		ts = until_ms(end);
 		/* Taken to be seen, then raised again: the caller's exit path reads it. */
 		if ((sig = sigtimedwait(&set, NULL, &ts)) > 0) {
 			raise(sig);
 			return -1;
 		}
-		if (sig == -1 && errno != EAGAIN && errno != EINTR)
-			break;	/* cannot wait on the signals: a plain sleep */
-	}
-	if (t < end) {
-		struct timespec ts = { (time_t)((end - t) / 1000), (long)((end - t) % 1000) * 1000000L };
-
-		while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-			;
+		if (sig == -1 && errno != EAGAIN && errno != EINTR) {
+			/* Cannot wait on the signals: a plain sleep for the rest. */
+			ts = until_ms(end);
+			while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+				;
+			break;
+		}
 	}
 	return stop_pending() ? -1 : 0;
 }
