@@ -87,6 +87,7 @@ struct trim {
 	uint64_t before_ns;		/* --older-than cut-off */
 	uint64_t removed, bytes, skipped;
 	uint64_t failed;		/* objects that would not go (unlink refused) */
+	uint64_t unseen;		/* entries a pass could not look at (unseen_in) */
 	struct cand_key last;		/* the latest object handed: a next pass starts after it */
 	int have_last;
 	struct jw w;
@@ -223,6 +224,21 @@ unnamed(struct trim *t, const struct victim *v)
 }
 
 /*
+ * Entries a scan could not look at: unreadable directories or entries,
+ * directories deeper than the scan goes, data names no cull command can
+ * carry (never candidates).  Any of them may be an object older than the
+ * --older-than cut-off, so that goal cannot be called met while there are
+ * some.  Objects beyond another mount are not this cache's and do not count.
+ */
+static uint64_t
+unseen_in(const struct scan_result *r)
+{
+	const struct scan_stats *st = scan_stats(r);
+
+	return st->errors + st->too_deep + st->unsendable;
+}
+
+/*
  * One pass over a fresh scan of the objects after the last one handed (a
  * dry run removes nothing, so a pass after a full table must not list the
  * same objects again).  *full: the table was full, more may be left.
@@ -240,6 +256,8 @@ pass(struct trim *t, size_t cap, int *full)
 	if (r == NULL)
 		return PASS_ERROR;
 	*full = scan_ncand(r) >= cap;
+	if (unseen_in(r) > t->unseen)
+		t->unseen = unseen_in(r);
 	vs = victims_new(r, c->cachefd);
 	while (end == PASS_RAN_OUT && victims_next(vs, &v)) {
 		note_key(t, &v);
@@ -280,6 +298,46 @@ table_size(const struct tool_ctx *c, const struct fsfree *f)
 	return cap < TARGET_FLOOR ? TARGET_FLOOR : cap;
 }
 
+/* Why a goal was not met, for the summary line. */
+static const char *
+not_met_why(const struct trim *t, int r)
+{
+	if (r < 0)
+		return "not met: stopped by the error above";
+	if (t->c->o->goal.kind == TG_OLDER_THAN && t->unseen > 0)
+		return "not met: some entries could not be read or were too deep to check";
+	if (t->c->o->goal.kind == TG_OLDER_THAN && t->failed > 0)
+		return "not met: objects named above could not be removed";
+	return "not met: nothing more can be removed";
+}
+
+/* The last line, or the JSON object's closing members; r as in tool_trim. */
+static void
+summary(struct trim *t, const char *gd, int r, double seconds)
+{
+	const struct tool_opts *o = t->c->o;
+	char b[TOOL_FMT_MAX];
+
+	if (o->json) {
+		jw_arr_end(&t->w);
+		jw_bool(&t->w, "dry_run", o->dry_run);
+		jw_str(&t->w, "goal", gd);
+		jw_str(&t->w, "result", r == 1 ? "met" : r == 0 ? "exhausted" : "error");
+		jw_u64(&t->w, "removed", t->removed);
+		jw_u64(&t->w, "bytes", t->bytes);
+		jw_u64(&t->w, "skipped", t->skipped);
+		jw_u64(&t->w, "unseen", t->unseen);
+		jw_double(&t->w, "seconds", seconds, 3);
+		jw_obj_end(&t->w);
+		fputc('\n', stdout);
+		return;
+	}
+	printf("%s %" PRIu64 " objects (%s) in %.1f s; goal %s %s\n",
+	       o->dry_run ? "would remove" : "removed", t->removed,
+	       fmt_bytes(t->bytes, b, sizeof(b)), seconds, gd,
+	       r == 1 ? (o->dry_run ? "would be met" : "met") : not_met_why(t, r));
+}
+
 int
 tool_trim(struct tool_ctx *c)
 {
@@ -292,7 +350,7 @@ tool_trim(struct tool_ctx *c)
 	enum pass_end end;
 	size_t cap;
 	int devfd = -1, r = 0, full = 0, progress;
-	char gd[64], b[TOOL_FMT_MAX];
+	char gd[64];
 
 	if (tool_proc_bound(c->cfg.tag) == 1) {
 		fprintf(stderr, "cachefiles-cull: a cache tagged %s is bound (/proc/fs/fscache/caches); "
@@ -354,28 +412,11 @@ tool_trim(struct tool_ctx *c)
 	if (end == PASS_ERROR)
 		r = -1;
 	else if (g->kind == TG_OLDER_THAN)
-		r = (end == PASS_STOPPED || !full) && t.failed == 0;
+		r = (end == PASS_STOPPED || !full) && t.failed == 0 && t.unseen == 0;
 	else
 		r = end == PASS_STOPPED;
 	tool_goal_describe(g, gd, sizeof(gd));
-	if (c->o->json) {
-		jw_arr_end(&t.w);
-		jw_bool(&t.w, "dry_run", c->o->dry_run);
-		jw_str(&t.w, "goal", gd);
-		jw_str(&t.w, "result", r == 1 ? "met" : r == 0 ? "exhausted" : "error");
-		jw_u64(&t.w, "removed", t.removed);
-		jw_u64(&t.w, "bytes", t.bytes);
-		jw_u64(&t.w, "skipped", t.skipped);
-		jw_double(&t.w, "seconds", (double)(now_ms() - t0) / 1000.0, 3);
-		jw_obj_end(&t.w);
-		fputc('\n', stdout);
-	} else {
-		printf("%s %" PRIu64 " objects (%s) in %.1f s; goal %s %s\n",
-		       c->o->dry_run ? "would remove" : "removed", t.removed,
-		       fmt_bytes(t.bytes, b, sizeof(b)), (double)(now_ms() - t0) / 1000.0, gd,
-		       r == 1 ? (c->o->dry_run ? "would be met" : "met") :
-		       "not met: nothing more can be removed");
-	}
+	summary(&t, gd, r, (double)(now_ms() - t0) / 1000.0);
 	if (devfd >= 0)
 		close(devfd);
 	return r < 0 ? TOOL_ERR : r == 0 ? TOOL_EXHAUSTED : TOOL_OK;

@@ -4,8 +4,9 @@
 # holds, a dry run lists what the real run removes (each pass goes on after
 # the last object of the one before), on a filesystem without inode counts
 # (tmpfs nr_inodes=0, as btrfs) the whole goal is reached; an object that
-# cannot be removed leaves --older-than unmet (status 3); and once DIR/cache
-# has been moved away, trim removes nothing more there.
+# cannot be removed, or cannot be seen (an unreadable directory, one too
+# deep, a name with a newline), leaves --older-than unmet (status 3); and once DIR/cache has been
+# moved away, trim removes nothing more there and says its result is error.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 . "$TOP/tests/integ/tool-lib.inc"
 
@@ -72,6 +73,40 @@ else
 	skip "an immutable object: status 3" "chattr +i does not work on this tmpfs"
 fi
 
+# Objects trim cannot see: --older-than is not met either.  A directory it
+# cannot read (root without the capabilities that pass over modes), and one
+# deeper than the scan goes, each hiding an object older than the cut-off.
+rm -rf "$SIM_DIR/cache"; mkdir -p "$SIM_DIR/cache/Ivol"
+"$CFSIM" populate "$SIM_DIR/cache/Ivol" 10 0 4
+find "$SIM_DIR/cache" -type f -exec touch -a -d "@$old" {} +
+if command -v setpriv >/dev/null 2>&1; then
+	hidden=$(count "$SIM_DIR/cache/Ivol/@03")
+	chmod 000 "$SIM_DIR/cache/Ivol/@03"
+	setpriv --bounding-set=-dac_override,-dac_read_search \
+	    --inh-caps=-dac_override,-dac_read_search \
+	    "$TOOL" -f "$CONF" -s "$SIM_TMP/no-daemon" trim --older-than 1d --device "$DEV" \
+	    >"$TOOL_OUT" 2>"$TOOL_ERR"
+	check_eq "an unreadable directory: status 3" 3 $?
+	check_grep "an unreadable directory: not met, and why" \
+	    "^removed [0-9]* objects .* not met: some entries could not be read" "$TOOL_OUT"
+	chmod 700 "$SIM_DIR/cache/Ivol/@03"
+	check_eq "the objects in it are still there" "$hidden" "$(count "$SIM_DIR/cache/Ivol/@03")"
+else
+	skip "an unreadable directory: status 3" "setpriv is not installed"
+fi
+rm -rf "$SIM_DIR/cache"; mkdir -p "$SIM_DIR/cache/Ivol"
+"$CFSIM" populate "$SIM_DIR/cache/Ivol" 4 0 4
+"$CFSIM" tree deep "$SIM_DIR/cache/Ivol/@00" 40
+# and a data name no cull command can carry (a newline in it)
+: >"$SIM_DIR/cache/Ivol/@01/$(printf 'Dnew\nline')"
+find "$SIM_DIR/cache" -type f -exec touch -a -d "@$old" {} +
+trim --json --device "$DEV"
+check_eq "objects too deep or with a newline: status 3" 3 $?
+check_grep "too deep, a newline: the result is exhausted" '"result":"exhausted"' "$TOOL_OUT"
+check_grep "too deep, a newline: both counted as unseen" '"unseen":2[,}]' "$TOOL_OUT"
+check_eq "the deep object is still there" 1 "$(find "$SIM_DIR/cache" -name Ddeep | wc -l)"
+check_eq "the one with a newline too" 1 "$(find "$SIM_DIR/cache" -name 'Dnew?line' -printf x | wc -c)"
+
 # DIR/cache moved away while trim waits on its output: nothing more goes.
 check "$N objects made a third time" make_cache same
 mkfifo "$SIM_TMP/fifo"
@@ -92,10 +127,11 @@ if wait_for 60 blocked; then
 	mv "$SIM_DIR/cache" "$SIM_FS/moved"
 	mkdir "$SIM_DIR/cache"
 	n1=$(count "$SIM_FS/moved")
-	cat <&8 >/dev/null
+	cat <&8 >"$SIM_TMP/moved.json"
 	exec 8<&-
 	wait "$tpid"
 	check_eq "cache moved away: status 1" 1 $?
+	check_grep "cache moved away: the result is error" '"result":"error"' "$SIM_TMP/moved.json"
 	check "some objects had gone before the move" test "$n1" -lt "$N"
 	check_eq "none went after the move" "$n1" "$(count "$SIM_FS/moved")"
 	check_grep "cache moved away: says so" "cache is no longer the directory trim opened" "$TOOL_ERR"
