@@ -736,9 +736,10 @@ check_limits(struct parse *p, int run, int cull, int stop, const char *rule)
 	check_pair(p, cull, run, rule);
 }
 
-int
-config_parse_buffer(struct config *cfg, const char *file, const char *buf,
-		    size_t len, config_error_fn fn, void *arg)
+/* need_dir: a file without a dir directive is an error (not for the tool's -d). */
+static int
+parse_buffer(struct config *cfg, const char *file, const char *buf, size_t len,
+	     int need_dir, config_error_fn fn, void *arg)
 {
 	struct parse p;
 	size_t pos = 0, end;
@@ -761,10 +762,17 @@ config_parse_buffer(struct config *cfg, const char *file, const char *buf,
 		     "0 <= bstop < bcull < brun < 100");
 	check_limits(&p, LIM_FRUN, LIM_FCULL, LIM_FSTOP,
 		     "0 <= fstop < fcull < frun < 100");
-	if (p.line[table_index(lookup("dir"))] == 0)
+	if (need_dir && p.line[table_index(lookup("dir"))] == 0)
 		error_at(&p, 0, "no 'dir' directive: the cache directory must "
 			 "be given");
 	return p.errors;
+}
+
+int
+config_parse_buffer(struct config *cfg, const char *file, const char *buf,
+		    size_t len, config_error_fn fn, void *arg)
+{
+	return parse_buffer(cfg, file, buf, len, 1, fn, arg);
 }
 
 static int
@@ -781,8 +789,8 @@ load_error(const char *path, config_error_fn fn, void *arg, const char *what,
 	return 1;
 }
 
-int
-config_load(struct config *cfg, const char *path, config_error_fn fn, void *arg)
+static int
+load(struct config *cfg, const char *path, int need_dir, config_error_fn fn, void *arg)
 {
 	size_t len = 0;
 	ssize_t n;
@@ -810,11 +818,23 @@ config_load(struct config *cfg, const char *path, config_error_fn fn, void *arg)
 		errors = load_error(path, fn, arg, "file is larger than "
 				    CFG_FILE_MAX_TEXT, 0);
 	else
-		errors = config_parse_buffer(cfg, path, buf, len, fn, arg);
+		errors = parse_buffer(cfg, path, buf, len, need_dir, fn, arg);
 out:
 	free(buf);
 	close(fd);
 	return errors;
+}
+
+int
+config_load(struct config *cfg, const char *path, config_error_fn fn, void *arg)
+{
+	return load(cfg, path, 1, fn, arg);
+}
+
+int
+config_load_nodir(struct config *cfg, const char *path, config_error_fn fn, void *arg)
+{
+	return load(cfg, path, 0, fn, arg);
 }
 
 static void

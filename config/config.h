@@ -61,6 +61,8 @@ int config_parse_buffer(struct config *cfg, const char *file, const char *buf,
 			size_t len, config_error_fn fn, void *arg);
 /* Read path (bounded size) and parse it; open/read failures count as errors. */
 int config_load(struct config *cfg, const char *path, config_error_fn fn, void *arg);
+/* The same for a file whose dir may be missing: the directory is named elsewhere. */
+int config_load_nodir(struct config *cfg, const char *path, config_error_fn fn, void *arg);
 
 /* The configuration in canonical form: one directive a line, table order. */
 void config_dump(const struct config *cfg, FILE *out);

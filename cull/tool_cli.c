@@ -368,7 +368,11 @@ tool_main(int argc, char *argv[])
 	 */
 	if (o.conf != NULL || (o.dir == NULL && o.cmd != CMD_CULL) ||
 	    (o.cmd == CMD_CULL && o.socket == NULL && access(CFG_DEFAULT_PATH, F_OK) == 0)) {
-		if (config_load(&c.cfg, o.conf ? o.conf : CFG_DEFAULT_PATH, config_error, NULL) != 0)
+		const char *path = o.conf ? o.conf : CFG_DEFAULT_PATH;
+		/* With -d (or for cull) the file need not name a dir. */
+		if ((o.dir != NULL || o.cmd == CMD_CULL ?
+		     config_load_nodir(&c.cfg, path, config_error, NULL) :
+		     config_load(&c.cfg, path, config_error, NULL)) != 0)
 			return TOOL_ERR;
 	} else {
 		config_defaults(&c.cfg);

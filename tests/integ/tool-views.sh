@@ -80,6 +80,15 @@ bad 1 -d "$SIM_TMP" list
 bad 1 -d "$SIM_DIR/cache/Iv1/@01/Xforeign" report
 check_grep "not a cache: a clear reason" 'not a directory' "$TOOL_ERR"
 bad 1 -f "$SIM_TMP/missing.conf" status
+# A file without dir: its limits and tag for the directory -d names, and an
+# error without -d.
+printf 'tag notdir\nbrun 42%%\n' >"$SIM_TMP/nodir.conf"
+"$TOOL" -s "$SIM_TMP/no-daemon" -f "$SIM_TMP/nodir.conf" -d "$SIM_DIR" status >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_eq "-f FILE without dir, with -d: status 0" 0 "$?"
+check_grep "-f FILE without dir, with -d: the file's tag" '^cache .*\(tag notdir\)' "$TOOL_OUT"
+check_grep "-f FILE without dir, with -d: the file's limits" 'brun 42%' "$TOOL_OUT"
+bad 1 -f "$SIM_TMP/nodir.conf" list
+check_grep "-f FILE without dir or -d: says why" "nodir.conf: no 'dir' directive" "$TOOL_ERR"
 check "--help exits 0" sh -c "\"\$0\" --help >/dev/null" "$TOOL"
 check "--help with standard output full: status 1" sh -c "\"\$0\" --help >/dev/full 2>/dev/null; [ \$? = 1 ]" "$TOOL"
 check "--version with standard output full: status 1" sh -c "\"\$0\" --version >/dev/full 2>/dev/null; [ \$? = 1 ]" "$TOOL"
