@@ -102,11 +102,18 @@ int tool_cull(struct tool_ctx *c);
 
 /* tool_daemon.c: what can be learned without scanning. */
 struct tool_daemon {
-	int answers;			/* the daemon replied to "status" */
-	int err;			/* errno of the call when it did not */
+	int answers;			/* the daemon of this cache replied to "status" */
+	int other;			/* a daemon replied, for another directory (dir) */
+	int err;			/* errno of the call when none replied */
+	char dir[4096];			/* the directory the replying daemon serves */
 	char reply[8192];		/* its reply, a flat JSON object */
 };
-void tool_daemon_status(const char *socket, struct tool_daemon *d);
+/*
+ * Ask the daemon on socket for its status.  With dirfd >= 0, a daemon
+ * serving another directory (its "dir" is not dirfd's) does not count as
+ * answering for this cache: other is set instead.
+ */
+void tool_daemon_status(const char *socket, int dirfd, struct tool_daemon *d);
 /* A cache with this tag ("" = CacheFiles) is active in /proc/fs/fscache/caches: 1, 0, -1 unknown. */
 int tool_proc_bound(const char *tag);
 /* The same test on an open copy of that file: 1 or 0. */

@@ -16,17 +16,34 @@
 #include "lib/json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #define PROC_CACHES "/proc/fs/fscache/caches"
 #define PROC_STATS "/proc/fs/fscache/stats"
 #define STATUS_TIMEOUT_MS 3000
 
+/*
+ * Is path the directory open as dirfd?  Unknown (it cannot be stat'ed
+ * from here) counts as yes: the daemon's word is then taken, as before.
+ */
+static int
+same_dir(int dirfd, const char *path)
+{
+	struct stat a, b;
+
+	if (fstat(dirfd, &a) == -1 || stat(path, &b) == -1)
+		return 1;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 void
-tool_daemon_status(const char *socket, struct tool_daemon *d)
+tool_daemon_status(const char *socket, int dirfd, struct tool_daemon *d)
 {
 	char ok[8];
 
@@ -45,6 +62,11 @@ tool_daemon_status(const char *socket, struct tool_daemon *d)
 		return;
 	}
 	d->answers = 1;
+	if (dirfd >= 0 && json_get(d->reply, "dir", d->dir, sizeof(d->dir)) == 0 &&
+	    !same_dir(dirfd, d->dir)) {
+		d->answers = 0;
+		d->other = 1;
+	}
 }
 
 /*
@@ -121,6 +143,32 @@ tool_proc_cookies(uint64_t *cookies, uint64_t *volumes)
 	return r;
 }
 
+/*
+ * cull -d DIR: the daemon on the socket must serve DIR, or the cull would
+ * go to another cache.  No daemon answering is left to the cull's own call.
+ */
+static int
+serves(const char *socket, const char *dir, const char *sock)
+{
+	static struct tool_daemon d;
+	char e[ESCAPE_SIZE(128)], o[ESCAPE_SIZE(128)];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd == -1) {
+		fprintf(stderr, "cachefiles-cull: %s: %s\n", escaped(dir, e, sizeof(e)),
+			strerror(errno));
+		return 0;
+	}
+	tool_daemon_status(socket, fd, &d);
+	close(fd);
+	if (!d.other)
+		return 1;
+	fprintf(stderr, "cachefiles-cull: the daemon on %s serves %s, not %s; name this "
+		"cache's socket with -s\n", sock, escaped(d.dir, o, sizeof(o)),
+		escaped(dir, e, sizeof(e)));
+	return 0;
+}
+
 int
 tool_cull(struct tool_ctx *c)
 {
@@ -143,6 +191,8 @@ tool_cull(struct tool_ctx *c)
 		return TOOL_ERR;
 	}
 	escape_text(c->socket, sock, sizeof(sock));
+	if (c->o->dir != NULL && !serves(c->socket, c->o->dir, sock))
+		return TOOL_ERR;
 	if (control_call(c->socket, req, reply, sizeof(reply), 0) < 0) {
 		int e = errno;
 		if (e == ENOENT || e == ECONNREFUSED)

@@ -171,7 +171,7 @@ tool_status(struct tool_ctx *c)
 	char dir[ESCAPE_SIZE(256)], tag[ESCAPE_SIZE(64)], sock[ESCAPE_SIZE(128)];
 	size_t i;
 
-	tool_daemon_status(c->socket, &d);
+	tool_daemon_status(c->socket, c->dirfd, &d);
 	have_cookies = tool_proc_cookies(&cookies, &vols) == 0;
 	bound = d.answers || proc == 1;
 	how = d.answers ? "daemon" : proc >= 0 ? "proc" : "unknown";
@@ -260,6 +260,9 @@ tool_status(struct tool_ctx *c)
 		printf("%-12s %s, %" PRIu64 " goals; %" PRIu64 " scans, culled %" PRIu64
 		       " objects (%s)\n", "daemon", b3, goals, scans, culled,
 		       fmt_bytes(cb, b1, sizeof(b1)));
+	} else if (d.other) {
+		escape_text(d.dir, b3, sizeof(b3));
+		printf("%-12s the one on %s serves another cache, %s\n", "daemon", sock, b3);
 	} else if (c->socket[0] == '\0') {
 		printf("%-12s no control socket (control_socket none)\n", "daemon");
 	} else {

@@ -358,7 +358,14 @@ tool_trim(struct tool_ctx *c)
 			c->cfg.tag[0] ? c->cfg.tag : "CacheFiles");
 		return TOOL_ERR;
 	}
-	tool_daemon_status(c->socket, &d);
+	tool_daemon_status(c->socket, c->dirfd, &d);
+	if (d.other) {
+		char e[ESCAPE_SIZE(128)];
+		fprintf(stderr, "cachefiles-cull: the daemon of another cache (%s) answers on "
+			"the control socket and holds the device; trim works only while "
+			"no daemon runs\n", escaped(d.dir, e, sizeof(e)));
+		return TOOL_ERR;
+	}
 	if (d.answers) {
 		fprintf(stderr, "cachefiles-cull: a daemon answers on its control socket; "
 			"ask it instead with 'cachefiles-cull cull'\n");

@@ -4,7 +4,9 @@
 # simulator), finding its socket through the configuration: status shows
 # the daemon's state; cull --bytes frees exactly what it asks, oldest
 # objects first; a goal that cannot be met ends with status 3; a daemon
-# with culling disabled refuses, and the tool says why with status 1.
+# with culling disabled refuses, and the tool says why with status 1; with
+# -d naming another cache, status, cull and trim do not take that daemon for
+# this cache's.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 TOOL=${TOOL:-$BUILD/cachefiles-cull}
 
@@ -32,6 +34,27 @@ check_grep "status finds the daemon through the configuration's control_socket" 
 check_grep "status --json: the daemon answers" '"daemon_answers":true' "$out"
 check_grep "status --json: the daemon's state" '"state":"idle"' "$out"
 
+# -d naming another cache than the daemon's: its daemon is not this one's.
+other=$SIM_TMP/other
+mkdir -p "$other/cache/Ivol/@00"
+"$TOOL" -d "$SIM_DIR" -s "$SIM_CTLSOCK" status > "$out" 2>&1
+check_grep "-d naming the daemon's own directory: it answers" '^bound +yes \(the daemon answers\)' "$out"
+"$TOOL" -d "$other" -s "$SIM_CTLSOCK" status > "$out" 2>&1
+check_grep "-d naming another cache: status says whose daemon answers" \
+    "^daemon +the one on .* serves another cache, $SIM_DIR\$" "$out"
+check_no_grep "-d naming another cache: not bound through that daemon" 'the daemon answers' "$out"
+"$TOOL" -d "$other" -s "$SIM_CTLSOCK" --json status > "$out" 2>&1
+check_grep "-d naming another cache: status --json, no daemon answers for it" \
+    '"daemon_answers":false' "$out"
+"$TOOL" -d "$other" -s "$SIM_CTLSOCK" cull --bytes 1 > "$out" 2>&1
+check_eq "cull -d naming another cache: refused, status 1" 1 "$?"
+check_grep "cull -d naming another cache: says which cache the daemon serves" \
+    "serves $SIM_DIR, not $other" "$out"
+check_eq "cull -d naming another cache: nothing culled" "$N" "$(cull_survivors v1 "$N" | wc -l)"
+"$TOOL" -d "$other" -s "$SIM_CTLSOCK" trim --older-than 1s --device "$SIM_TMP/no-device" > "$out" 2>&1
+check_eq "trim of another cache while a daemon runs: refused, status 1" 1 "$?"
+check_grep "trim of another cache: names the daemon's cache" "another cache \\($SIM_DIR\\)" "$out"
+
 # Ten objects of 16 KiB (allocated: 16 KiB on a tmpfs) and a byte less.
 "$TOOL" -f "$SIM_CONF" cull --bytes $((10 * 16384 - 1)) > "$out" 2>&1
 rc=$?
@@ -46,6 +69,7 @@ check_eq "cull --free 99%: nothing more can be culled, status 3" 3 "$?"
 check_grep "cull --free 99%: says so" 'not met, nothing more could be culled' "$out"
 check_eq "cull --free 99%: every object went on the way" 0 "$(cull_survivors v1 "$N" | wc -l)"
 check_eq "no cull from outside DIR/cache" 0 "$(sim_state violations)"
+
 daemon_signal TERM
 daemon_wait_exit 10
 
@@ -57,4 +81,5 @@ wait_for 5 test -S "$SIM_CTLSOCK"
 "$TOOL" -f "$SIM_CONF" cull --to-run > "$out" 2>&1
 check_eq "nocull: the tool fails with status 1" 1 "$?"
 check_grep "nocull: it gives the daemon's reason" '[Cc]ulling is disabled|nocull' "$out"
+
 tap_done
