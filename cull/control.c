@@ -9,17 +9,41 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int
-connect_to(const char *path)
+fail(int fd, int err)
 {
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/*
+ * How long a connect() may wait for room in the daemon's listen queue when
+ * the call itself has no limit (a cull).  A daemon whose queue stays full
+ * that long is stopped or hung: a blocking connect() would wait for ever.
+ */
+#define CONNECT_WAIT_MS 10000
+#define CONNECT_RETRY_MS 20
+
+/*
+ * Non-blocking, so that a full listen queue (EAGAIN on a Unix socket) is
+ * retried until the deadline instead of blocking in connect() for ever;
+ * blocking again once connected.
+ */
+static int
+connect_to(const char *path, uint64_t deadline)
+{
+	const struct timespec pause = { 0, CONNECT_RETRY_MS * 1000 * 1000 };
 	struct sockaddr_un sun;
-	int fd;
+	int fd, r;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -27,15 +51,18 @@ connect_to(const char *path)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1)
 		return -1;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		int err = errno;
-
-		close(fd);
-		errno = err;
-		return -1;
-	}
+	if (deadline == 0)
+		deadline = now_ms() + CONNECT_WAIT_MS;
+	while ((r = connect(fd, (struct sockaddr *)&sun, sizeof(sun))) == -1 &&
+	       (errno == EAGAIN || errno == EINTR) && now_ms() < deadline)
+		if (errno == EAGAIN)
+			nanosleep(&pause, NULL);
+	if (r == -1)
+		return fail(fd, errno == EAGAIN ? ETIMEDOUT : errno);
+	if (fcntl(fd, F_SETFL, 0) == -1)
+		return fail(fd, errno);
 	return fd;
 }
 
@@ -57,14 +84,6 @@ wait_readable(int fd, uint64_t deadline)
 	return r > 0 ? 0 : -1;
 }
 
-static int
-fail(int fd, int err)
-{
-	close(fd);
-	errno = err;
-	return -1;
-}
-
 int
 control_call(const char *path, const char *request, char *reply, size_t size,
 	     int timeout_ms)
@@ -79,7 +98,7 @@ control_call(const char *path, const char *request, char *reply, size_t size,
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = connect_to(path)) == -1)
+	if ((fd = connect_to(path, deadline)) == -1)
 		return -1;
 	if (send(fd, line, (size_t)n, MSG_NOSIGNAL) != n)
 		return fail(fd, errno ? errno : EPROTO);

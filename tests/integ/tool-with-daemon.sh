@@ -6,7 +6,7 @@
 # objects first; a goal that cannot be met ends with status 3; a daemon
 # with culling disabled refuses, and the tool says why with status 1; with
 # -d naming another cache, status, cull and trim do not take that daemon for
-# this cache's.
+# this cache's; a socket whose listen queue is full does not hang status.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 TOOL=${TOOL:-$BUILD/cachefiles-cull}
 
@@ -82,4 +82,37 @@ wait_for 5 test -S "$SIM_CTLSOCK"
 check_eq "nocull: the tool fails with status 1" 1 "$?"
 check_grep "nocull: it gives the daemon's reason" '[Cc]ulling is disabled|nocull' "$out"
 
+# A socket whose listen queue is full (a daemon stopped or hung): status
+# gives up on it within its limit instead of blocking in connect().
+if command -v python3 >/dev/null 2>&1; then
+	stuck=$SIM_TMP/stuck.sock
+	python3 - "$stuck" <<'EOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(0)
+held = []
+for i in range(8):
+    c = socket.socket(socket.AF_UNIX)
+    c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+    except BlockingIOError:
+        pass
+    held.append(c)
+open(sys.argv[1] + ".full", "w").close()
+time.sleep(60)
+EOF
+	SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $!"
+	wait_for 10 test -e "$stuck.full"
+	t0=$(date +%s)
+	timeout 30 "$TOOL" -d "$SIM_DIR" -s "$stuck" status > "$out" 2>&1
+	rc=$? t1=$(date +%s)
+	check_eq "a full listen queue: status ends, status 0" 0 "$rc"
+	check "a full listen queue: within 10 s" test $((t1 - t0)) -le 10
+	check_grep "a full listen queue: not answering, timed out" \
+	    '^daemon +not answering on .*timed out' "$out"
+else
+	skip "a full listen queue" "python3 is not installed"
+fi
 tap_done
