@@ -7,6 +7,9 @@
 #include "cull/tool.h"
 #include "lib/escape.h"
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -127,29 +130,48 @@ lit(struct tool_volume *v, const char *text)
 	snprintf(v->desc + used, sizeof(v->desc) - used, "%s", text);
 }
 
+/* A field of an NFS key: hex, at most 32 bits; empty means 0 (nfs_append_int). */
+static int
+hex_u32(const char *s, uint32_t *v)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	if (s[n] != '\0' || n > 8)
+		return -1;
+	*v = n ? (uint32_t)strtoul(s, NULL, 16) : 0;
+	return 0;
+}
+
+/*
+ * The port and the address words are the socket address's own network
+ * order bytes read as host integers (Linux since 5.17 passes sin_port and
+ * s_addr to nfs_append_int as they are), so on a little-endian machine
+ * port 2049 is written 108.  The cache is read on the machine that wrote
+ * it: the same host order turns them back into bytes.
+ */
 static int
 decode_nfs(char **f, int n, struct tool_volume *v)
 {
-	unsigned long fam, port;
+	uint32_t fam, port, w[4];
+	uint16_t port16;
 	int words, i;
-	char num[32];
+	char num[INET6_ADDRSTRLEN + 32], addr[INET6_ADDRSTRLEN];
 
 	/* nfs, ver.minor, family, port, address words, 11 fields, [uniquifier] */
-	if (n < 4 + 1 + 11)
+	if (n < 4 + 1 + 11 || hex_u32(f[2], &fam) < 0)
 		return -1;
-	fam = f[2][0] ? strtoul(f[2], NULL, 16) : 0;
-	words = fam == 2 ? 1 : fam == 10 ? 4 : -1;
-	if (words < 0 || n < 4 + words + 11)
+	words = fam == AF_INET ? 1 : fam == AF_INET6 ? 4 : -1;
+	if (words < 0 || n < 4 + words + 11 || hex_u32(f[3], &port) < 0 || port > UINT16_MAX)
 		return -1;
-	port = f[3][0] ? strtoul(f[3], NULL, 16) : 0;
+	for (i = 0; i < words; i++)
+		if (hex_u32(f[4 + i], &w[i]) < 0)
+			return -1;
+	if (inet_ntop(fam == AF_INET ? AF_INET : AF_INET6, w, addr, sizeof(addr)) == NULL)
+		return -1;
+	port16 = (uint16_t)port;
 	lit(v, "NFSv");
 	put(v, f[1]);
-	lit(v, fam == 2 ? " IPv4 server " : " IPv6 server ");
-	for (i = 0; i < words; i++) {
-		lit(v, i ? ":" : "0x");
-		put(v, f[4 + i][0] ? f[4 + i] : "0");
-	}
-	snprintf(num, sizeof(num), " port %lu", port);
+	snprintf(num, sizeof(num), " server %s port %u", addr, (unsigned)ntohs(port16));
 	lit(v, num);
 	lit(v, " fsid ");
 	put(v, f[4 + words][0] ? f[4 + words] : "0");

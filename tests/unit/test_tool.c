@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "cull/tool.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,20 +177,56 @@ vol_raw(const char *name, const char *desc)
 	assert_string_equal(v.desc, desc);
 }
 
+/* nfs_append_int's way: lower-case hex, nothing at all for 0. */
+static const char *
+key_int(uint32_t x, char *buf, size_t len)
+{
+	if (x == 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "%x", x);
+	return buf;
+}
+
+/*
+ * NFS volume keys as this machine's kernel writes them: the port and the
+ * address words are network-order bytes read as host integers.
+ */
+static void
+nfs_names(void)
+{
+	char name[256], p[16], a[4][16];
+	uint32_t w4, w6[4];
+	uint16_t port = htons(2049);
+	int i;
+
+	assert_int_equal(inet_pton(AF_INET, "192.168.1.10", &w4), 1);
+	snprintf(name, sizeof(name), "Infs,4.2,2,%s,%s,,1,,,,100000,100000,3,3c,1e,3c,1",
+		 key_int(port, p, sizeof(p)), key_int(w4, a[0], sizeof(a[0])));
+	vol(name, "nfs", "NFSv4.2 server 192.168.1.10 port 2049 fsid 0.1");
+	snprintf(name, sizeof(name), "Infs,4.2,2,%s,%s,,1,,,,100000,100000,3,3c,1e,3c,uniq",
+		 key_int(port, p, sizeof(p)), key_int(w4, a[0], sizeof(a[0])));
+	vol(name, "nfs", "NFSv4.2 server 192.168.1.10 port 2049 fsid 0.1 fsc=uniq");
+	assert_int_equal(inet_pton(AF_INET6, "fd00::1:0:0:1", w6), 1);
+	for (i = 0; i < 4; i++)
+		key_int(w6[i], a[i], sizeof(a[i]));
+	snprintf(name, sizeof(name), "Infs,3.0,a,%s,%s,%s,%s,%s,12,34,,,,,,,,,1",
+		 key_int(port, p, sizeof(p)), a[0], a[1], a[2], a[3]);
+	vol(name, "nfs", "NFSv3.0 server fd00::1:0:0:1 port 2049 fsid 12.34");
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* What 6.1's code writes on x86-64 for 192.168.1.10:2049. */
+	vol("Infs,4.2,2,108,a01a8c0,1234,,,4000,,100000,100000,3,3c,1e,3c,1", "nfs",
+	    "NFSv4.2 server 192.168.1.10 port 2049 fsid 1234.0");
+#endif
+}
+
 static void
 test_volume_names(void **state)
 {
 	(void)state;
 	vol("I9p,host,", "9p", "9p tag host");
 	vol("I9p,host,my;tag", "9p", "9p tag host, cachetag my/tag");
-	vol("Infs,4.2,2,801,c0a80001,,1,,,,100000,100000,3,3c,1e,3c,1", "nfs",
-	    "NFSv4.2 IPv4 server 0xc0a80001 port 2049 fsid 0.1");
-	vol("Infs,4.2,2,801,c0a80001,,1,,,,100000,100000,3,3c,1e,3c,1", "nfs",
-	    "NFSv4.2 IPv4 server 0xc0a80001 port 2049 fsid 0.1");
-	vol("Infs,4.2,2,801,c0a80001,,1,,,,100000,100000,3,3c,1e,3c,uniq", "nfs",
-	    "NFSv4.2 IPv4 server 0xc0a80001 port 2049 fsid 0.1 fsc=uniq");
-	vol("Infs,3.0,a,801,fd00,,,1,12,34,,,,,,,,,,1", "nfs",
-	    "NFSv3.0 IPv6 server 0xfd00:0:0:1 port 2049 fsid 12.34");
+	nfs_names();
 	vol("Iafs,example.com,20000001", "afs", "AFS cell example.com volume 0x20000001");
 	vol("Icifs,192.0.2.1:445,share;sub", "cifs", "SMB //192.0.2.1:445/share/sub");
 	vol("Iceph,8a1c-22,fscid", "ceph", "Ceph fsid 8a1c-22 fsc=fscid");
@@ -199,6 +236,11 @@ test_volume_names(void **state)
 	vol("Ixfs,1,2", "", "Ixfs,1,2");
 	vol("Infs,4.2", "", "Infs,4.2");
 	vol("Infs,4.2,7,801,1,,1,,,,1,1,3,3c,1e,3c,1", "", "Infs,4.2,7,801,1,,1,,,,1,1,3,3c,1e,3c,1");
+	/* A port or an address word that is no 32-bit hex number. */
+	vol("Infs,4.2,2,10000,1,,1,,,,1,1,3,3c,1e,3c,1", "", "Infs,4.2,2,10000,1,,1,,,,1,1,3,3c,1e,3c,1");
+	vol("Infs,4.2,2,801,x1,,1,,,,1,1,3,3c,1e,3c,1", "", "Infs,4.2,2,801,x1,,1,,,,1,1,3,3c,1e,3c,1");
+	vol("Infs,4.2,2,801,100000000,,1,,,,1,1,3,3c,1e,3c,1", "",
+	    "Infs,4.2,2,801,100000000,,1,,,,1,1,3,3c,1e,3c,1");
 	vol("I9p,a\033[2J,", "9p", "9p tag a\\033[2J");
 	vol("Iweird\n\377", "", "Iweird\\012\\377");
 	vol_raw("I9p,caf\303\251,", "9p tag caf\303\251");
