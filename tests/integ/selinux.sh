@@ -24,6 +24,27 @@ else
 	else
 		ok "policy module builds without m4 errors or warnings"
 	fi
+	# An administrator confined to sysadm_t may connect to the control socket.
+	if grep -Eq 'allow sysadm_t cachefilesd_t:unix_stream_socket \{? *connectto' "$out/tmp/cachefilesd.tmp" 2>/dev/null; then
+		ok "sysadm_t may connect to the control socket"
+	else
+		not_ok "sysadm_t may connect to the control socket"; grep -n 'sysadm_t' "$out/tmp/cachefilesd.tmp" 2>/dev/null | sed 's/^/# /' | head
+	fi
+	# Headers that define cachefilesd_domtrans themselves (Fedora's): no
+	# second definition.
+	fed=$out/fedora
+	mkdir -p "$fed/mod"
+	cp -r /usr/share/selinux/devel/include "$fed/include"
+	printf '## <summary>cachefilesd</summary>\ninterface(`cachefilesd_domtrans'"'"',`\n\tgen_require(`\n\t\ttype cachefilesd_t, cachefilesd_exec_t;\n\t'"'"')\n\tdomtrans_pattern($1, cachefilesd_exec_t, cachefilesd_t)\n'"'"')\n' \
+	    > "$fed/include/services/cachefilesd.if"
+	cp selinux/cachefilesd.te selinux/cachefilesd.fc selinux/cachefilesd.if "$fed/mod/"
+	if make -s -C "$fed/mod" -f /usr/share/selinux/devel/Makefile HEADERDIR="$fed/include" \
+	    cachefilesd.pp >"$fed/log" 2>&1 && [ -s "$fed/mod/cachefilesd.pp" ] &&
+	    ! grep -qi 'error\|duplicate' "$fed/log"; then
+		ok "builds against headers that define cachefilesd_domtrans (Fedora's)"
+	else
+		not_ok "builds against headers that define cachefilesd_domtrans (Fedora's)"; sed 's/^/# /' "$fed/log" | tail -10
+	fi
 	# A module that calls the admin interfaces, as an admin role's would:
 	# against the distribution's headers (their cachefilesd_admin), and
 	# against headers that lack it (ours is defined then).
@@ -35,6 +56,8 @@ else
 	if make -s -C "$adm" -f /usr/share/selinux/devel/Makefile cfadmin.pp >"$adm/log" 2>&1 &&
 	    [ -s "$adm/cfadmin.pp" ] && ! grep -qi 'error\|duplicate' "$adm/log"; then
 		ok "cachefilesd_admin and cachefilesd_admin_files expand against the distribution's headers"
+		check_grep "cachefilesd_admin_files lets the admin connect to the socket" \
+		    'allow sysadm_t cachefilesd_t:unix_stream_socket \{? *connectto' "$adm/tmp/cfadmin.tmp"
 	else
 		not_ok "cachefilesd_admin and cachefilesd_admin_files expand against the distribution's headers"; sed 's/^/# /' "$adm/log" | tail -10
 	fi
