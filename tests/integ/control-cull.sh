@@ -98,6 +98,7 @@ ignored() { printf 'Dec  1 01:02:03 host-1 cachefilesd[42]: %s\n' "$1" | grep -E
 reported() { ! ignored "$1"; }
 for l in "the kernel asks for culling" \
     "scan: 200000 objects, 2147 MiB in 14.966 s, 45173 candidates, 1 of 4 threads" \
+    "scan: 12 empty directories removed" \
     "cull: culling before the scan ends: 6 of the 1747 objects seen so far are certainly among the oldest" \
     "culling done: free space is above the run limits"; do
 	check "the logcheck rules ignore: $l" ignored "$l"
@@ -105,6 +106,7 @@ done
 for l in "the kernel asks for culling again" \
     "scan: 200000 objects, 2147 MiB in 14.966 s, 45173 candidates, 1 of 4 threads; 3 errors" \
     "cull: nothing cullable (3 busy); waiting 60 s or for released objects" \
+    "scan: 12 empty directories removed; 1 refused" \
     "DIR/cache is no longer the cache directory bound at start"; do
 	check "the logcheck rules report: $l" reported "$l"
 done

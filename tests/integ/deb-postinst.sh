@@ -4,7 +4,8 @@
 # paths point into a temp dir and whose deb-systemd-helper is a stub that
 # records its calls: RUN= decides the unit's state, DAEMON_OPTS become a
 # drop-in when they translate safely and a warning otherwise; a fresh
-# install and an upgrade from 1.0.0 touch nothing.
+# install and an upgrade from 1.0.0 touch nothing; 0.10.10's emptied
+# workstation logcheck directory goes unless a package owns it.
 set -u
 . "$TOP/tests/lib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/cfd-deb-postinst.XXXXXX") || exit 1
@@ -13,6 +14,7 @@ mkdir -p "$T/bin"
 printf '#!/bin/sh\necho "$*" >>"%s/calls"\n' "$T" >"$T/bin/deb-systemd-helper"
 chmod +x "$T/bin/deb-systemd-helper"
 sed -e "s|^DEFAULTS=.*|DEFAULTS=$T/default|" -e "s|^DROPIN_DIR=.*|DROPIN_DIR=$T/d|" \
+    -e "s|^OLD_LOGCHECK=.*|OLD_LOGCHECK=$T/ignore.d.workstation|" \
     -e 's|^#DEBHELPER#$||' "$TOP/packaging/debian/cachefilesd.postinst" >"$T/postinst"
 if ! command -v dpkg >/dev/null; then
 	skip "the postinst" "dpkg is not installed"; tap_done; exit
@@ -60,6 +62,26 @@ printf 'RUN=yes\nDAEMON_OPTS="-p /var/run/other.pid"\n' >"$T/default"
 pi configure 0.10.10-0.3
 check "DAEMON_OPTS with -p: no drop-in" test ! -e "$D"
 check_grep "  ... a warning naming the option" "WARNING.*-p" "$T/out"
+
+# 0.10.10's workstation logcheck directory, left empty by the maintscript.
+W=$T/ignore.d.workstation
+printf '#RUN=yes\n' >"$T/default"
+printf '#!/bin/sh\nexit 1\n' >"$T/bin/dpkg-query"	# nobody owns it
+chmod +x "$T/bin/dpkg-query"
+mkdir -p "$W"
+pi configure 0.10.10-0.3
+check "the upgrade removes 0.10.10's empty logcheck directory" test ! -e "$W"
+mkdir -p "$W"; : >"$W/cachefilesd.dpkg-bak"
+pi configure 0.10.10-0.3
+check "  ... but keeps it holding the admin's changed rule" test -e "$W/cachefilesd.dpkg-bak"
+rm -f "$W/cachefilesd.dpkg-bak"
+printf '#!/bin/sh\necho "logcheck: $1"\n' >"$T/bin/dpkg-query"	# logcheck ships it
+pi configure 0.10.10-0.3
+check "  ... and keeps it when a package owns it" test -d "$W"
+printf '#!/bin/sh\nexit 1\n' >"$T/bin/dpkg-query"
+pi configure 1.0.0-1
+check "  ... an upgrade from 1.0.0 leaves it alone" test -d "$W"
+rm -f "$T/bin/dpkg-query"; rmdir "$W"
 
 pi configure 1.0.0-1
 check "an upgrade from 1.0.0: nothing done" test ! -e "$T/calls" -a ! -e "$D"
