@@ -16,7 +16,8 @@
 #   make deb        Debian source and binary packages (build-pkg/deb by default)
 #   make rpm        an RPM from git archive (packaging/rpm; not Fedora-tested)
 #   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR CACHEDIR
-#                   (AppArmor profiles go to SYSCONFDIR/apparmor.d, attached to SBINDIR)
+#                   APPARMORDIR (default /etc/apparmor.d, where AppArmor loads from,
+#                   whatever SYSCONFDIR; the profiles attach to SBINDIR)
 #   NODEPS=1        make check/bench/... install nothing (package builds)
 
 VERSION    := 1.1.0
@@ -24,6 +25,7 @@ PREFIX     ?= /usr
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
+APPARMORDIR ?= /etc/apparmor.d
 CACHEDIR   ?= /var/cache/fscache
 UNITDIR    ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 DESTDIR    ?=
@@ -333,18 +335,23 @@ install: all install-apparmor
 # The AppArmor profiles attach to the path of the executable, so they are
 # edited like the unit: SBINDIR /usr/sbin or /sbin keeps "/{usr/,}sbin/"
 # (either path, merged /usr or not); any other (PREFIX=/usr/local) is
-# written in; CACHEDIR and SYSCONFDIR as above.  The file names (and their
+# written in; CACHEDIR as above.  A SYSCONFDIR other than /etc adds its
+# configuration files to the /etc ones, which stay: the binaries still
+# read /etc/cachefilesd.conf by default (the unit names SYSCONFDIR's with
+# -f).  The profiles go to APPARMORDIR, since AppArmor loads only
+# /etc/apparmor.d, whatever SYSCONFDIR says.  The file names (and their
 # local/ includes) stay usr.sbin.*: the profile's name, not its file,
 # is what the kernel knows, and the documented local/ paths stay valid.
 AA_SBIN = $(if $(filter /usr/sbin /sbin,$(patsubst %/,%,$(SBINDIR))),/{usr/$(COMMA)}sbin,$(patsubst %/,%,$(SBINDIR)))
 COMMA  := ,
-AA_SUBST = sed -e 's|/{usr/,}sbin/|$(AA_SBIN)/|g' -e 's|/var/cache/fscache|$(CACHEDIR)|g' \
-               -e 's|/etc/cachefilesd|$(SYSCONFDIR)/cachefilesd|g'
+AA_ETC = $(if $(filter /etc,$(patsubst %/,%,$(SYSCONFDIR))),,\
+               -e '/^  \/etc\/cachefilesd[^ ]* r,$$/{p;s|/etc/cachefilesd|$(SYSCONFDIR)/cachefilesd|;}')
+AA_SUBST = sed -e 's|/{usr/,}sbin/|$(AA_SBIN)/|g' -e 's|/var/cache/fscache|$(CACHEDIR)|g' $(AA_ETC)
 install-apparmor:
-	install -d $(DESTDIR)$(SYSCONFDIR)/apparmor.d
+	install -d $(DESTDIR)$(APPARMORDIR)
 	for p in usr.sbin.cachefilesd usr.sbin.cachefiles-cull; do \
-	    $(AA_SUBST) packaging/apparmor/$$p > $(DESTDIR)$(SYSCONFDIR)/apparmor.d/$$p && \
-	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/apparmor.d/$$p || exit 1; done
+	    $(AA_SUBST) packaging/apparmor/$$p > $(DESTDIR)$(APPARMORDIR)/$$p && \
+	    chmod 0644 $(DESTDIR)$(APPARMORDIR)/$$p || exit 1; done
 
 clean:
 	rm -rf build build-san build-tsan cachefilesd cachefiles-cull

@@ -109,10 +109,16 @@ check_grep "  ... the unit's RequiresMountsFor=" '^RequiresMountsFor=/srv/fscach
 check_grep "  ... the unit's ReadWritePaths=" '^ReadWritePaths=-/srv/fscache$' "$S"
 check_no_grep "  ... nothing left of /var/cache/fscache in the unit" '/var/cache/fscache' "$S"
 check "  ... the directory is made" test -d "$T/srv/srv/fscache"
+SA=$T/srv/etc/apparmor.d
+check "  ... the AppArmor profiles still go where AppArmor loads them" \
+    test -f "$SA/usr.sbin.cachefilesd" -a -f "$SA/usr.sbin.cachefiles-cull" -a ! -e "$T/srv/etc/cfd/apparmor.d"
 check_grep "  ... the AppArmor profile lets the daemon and the kernel write there" \
-    '^  /srv/fscache/[*][*] rwlk,$' "$T/srv/etc/cfd/apparmor.d/usr.sbin.cachefilesd"
+    '^  /srv/fscache/[*][*] rwlk,$' "$SA/usr.sbin.cachefilesd"
 check_grep "  ... and read the configuration in SYSCONFDIR" \
-    '^  /etc/cfd/cachefilesd[*].conf r,$' "$T/srv/etc/cfd/apparmor.d/usr.sbin.cachefilesd"
+    '^  /etc/cfd/cachefilesd[*].conf r,$' "$SA/usr.sbin.cachefilesd"
+check_grep "  ... the tool's too" '^  /etc/cfd/cachefilesd[*].conf r,$' "$SA/usr.sbin.cachefiles-cull"
+check_grep "  ... and still /etc's, the binaries' default" \
+    '^  /etc/cachefilesd[*].conf r,$' "$SA/usr.sbin.cachefiles-cull"
 check_grep "  ... the reload checks the configuration in SYSCONFDIR" \
     '^ExecReload=/usr/sbin/cachefilesd -t -f /etc/cfd/cachefilesd.conf$' "$S"
 check_grep "  ... and the daemon starts with it (it reads /etc otherwise)" \
