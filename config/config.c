@@ -646,7 +646,9 @@ parse_directive(struct parse *p, unsigned line, char *word)
 		error_at(p, line, "'%s' needs an argument: %s %s", d->name,
 			 d->name, d->args);
 	} else if (set_value(p, line, d, arg) == 0) {
+		/* A good value replacing a bad one: the order checks see it. */
 		p->cfg->given |= UINT64_C(1) << i;
+		p->bad &= ~(UINT64_C(1) << i);
 		return;
 	}
 	p->bad |= UINT64_C(1) << i;
@@ -718,7 +720,7 @@ check_pair(struct parse *p, int lo, int hi, const char *rule)
 		 vh, lh ? "" : " (default)", rule);
 }
 
-/* 0 <= stop < cull < run < 100 on the final values, unless one was bad. */
+/* 0 <= stop < cull < run < 100 on the final values, unless the last of one was bad. */
 static void
 check_limits(struct parse *p, int run, int cull, int stop, const char *rule)
 {
