@@ -119,15 +119,13 @@ set_goal(struct tool_opts *o, enum tool_goal_kind k, const char *name, const cha
 		return usage_error(err, errlen, "%s: only one goal at a time", name);
 	switch (k) {
 	case TG_FREE_PCT: {
-		size_t n = strlen(arg);
-		char digits[8];
-		if (n < 2 || n > 4 || arg[n - 1] != '%' ||
-		    strspn(arg, "0123456789") != n - 1)
+		size_t n = strlen(arg), i;
+		if (n < 2 || arg[n - 1] != '%' || strspn(arg, "0123456789") != n - 1)
 			return usage_error(err, errlen, "%s: '%s' is not a percentage "
 					   "such as 80%%", name, q(arg, sh, sizeof(sh)));
-		memcpy(digits, arg, n - 1);
-		digits[n - 1] = '\0';
-		v = strtoull(digits, NULL, 10);
+		/* Any number of digits: 1000% or 0100% is out of range, not malformed. */
+		for (i = 0; i + 1 < n && v <= 100; i++)
+			v = v * 10 + (uint64_t)(arg[i] - '0');
 		if (v < 1 || v > 100)
 			return usage_error(err, errlen, "%s: %s is out of range "
 					   "(1%% to 100%%)", name, q(arg, sh, sizeof(sh)));

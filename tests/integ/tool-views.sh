@@ -74,6 +74,8 @@ bad 2 -d "$SIM_DIR" list -n 0
 bad 2 -d "$SIM_DIR" trim --bytes 12Q
 bad 2 -d "$SIM_DIR" trim --older-than 5y
 bad 2 -d "$SIM_DIR" cull --free 0%
+bad 2 -d "$SIM_DIR" cull --free 1000%
+check_grep "a percentage of four digits: out of range, not malformed" 'out of range' "$TOOL_ERR"
 bad 2 -d "$SIM_DIR" status --to-run
 bad 1 -d "$SIM_TMP/missing" status
 bad 1 -d "$SIM_TMP" list
