@@ -810,7 +810,10 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 
 /* ---- start-up ---- */
 
-/* Fork; the parent exits 0 once the child reports a bound cache, else with its status. */
+/*
+ * Fork; the parent exits 0 once the child reports a bound cache, else with
+ * the child's status: 0 when it was stopped, as asked, before it bound.
+ */
 static int
 detach(struct daemon *d)
 {
@@ -834,9 +837,9 @@ detach(struct daemon *d)
 			_exit(0);
 		while ((r = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
 			;
-		if (r == -1)
-			_exit(1);	/* status is unknown: report a failure, never garbage */
-		_exit(WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : 1);
+		if (r == -1 || !WIFEXITED(status))
+			_exit(1);	/* unknown, or killed: a failure, never garbage */
+		_exit(WEXITSTATUS(status));
 	}
 	close(p[0]);
 	d->report_fd = p[1];

@@ -4,7 +4,8 @@
 # device still busy with its withdrawal, its control socket still
 # answering) is acted on at once: exit 0, one line that says so, nothing
 # bound.  Before, the daemon sat out the wait (up to 10 s) and then exited
-# 1, so that "systemctl stop" during a start left the unit failed.
+# 1, so that "systemctl stop" during a start left the unit failed; a
+# detached start's waiting parent exited 1 ("did not start") as well.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/integ/lib-sim.sh"
 
@@ -59,6 +60,32 @@ check "SIGINT during the wait: it stops within 2 s" test "$(secs_since "$t0")" -
 check_grep "it says another process listened there" \
     'asked to stop while another process listened there' "$SIM_TMP/second.log"
 check "the live socket is left in place" test -S "$SOCK"
+
+# 3. Detached (no -n): the parent waiting for the child's report exits
+# with the child's 0, not with "did not start" (1).
+CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -s -f "$SIM_CONF" -p "$SIM_TMP/third.pid" \
+    >"$SIM_TMP/third.log" 2>&1 &
+parent=$!
+child=
+wait_for 5 sh -c "pgrep -P $parent >/dev/null" && child=$(pgrep -P "$parent" | head -1)
+sleep 1
+if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+	t0=$(date +%s)
+	kill -TERM "$child"
+	DAEMON_PID=$parent
+	daemon_wait_exit 4
+	check_eq "detached, SIGTERM to the waiting child: the parent exits 0" 0 "$DAEMON_STATUS"
+	check "  ... within 2 s" test "$(secs_since "$t0")" -le 2
+	check_grep "  ... and the child said why" 'Daemon Terminated .stopped before it bound the cache.$' \
+	    "$SIM_TMP/third.log"
+	check_grep "  ... that is, while another process listened there" \
+	    'asked to stop while another process listened there' "$SIM_TMP/third.log"
+	check "  ... its pid file is gone" test ! -e "$SIM_TMP/third.pid"
+else
+	not_ok "detached: the child waits for the live socket"; sed 's/^/#   /' "$SIM_TMP/third.log"
+	kill "$parent" $child 2>/dev/null
+fi
+
 DAEMON_PID=$first
 check "the first daemon still runs" daemon_alive
 daemon_signal TERM
