@@ -13,6 +13,14 @@ sim_setup
 
 # secs_since T0: whole seconds elapsed since T0 (date +%s).
 secs_since() { echo $(($(date +%s) - $1)); }
+# stop_waiting SIG PID WAITPID: the time in t0, SIG to PID, then WAITPID's
+# exit (status in DAEMON_STATUS) within 4 s.
+stop_waiting() {
+	t0=$(date +%s)
+	kill -"$1" "$2"
+	DAEMON_PID=$3
+	daemon_wait_exit 4
+}
 
 # 1. The device: a killed daemon's cache takes 8 s to be withdrawn.
 sim_start --withdraw-ms 8000
@@ -51,10 +59,7 @@ CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" >"$SIM_TMP/
 second=$!
 sleep 1
 check "the second daemon is still waiting after 1 s" kill -0 "$second"
-t0=$(date +%s)
-kill -INT "$second"
-DAEMON_PID=$second
-daemon_wait_exit 4
+stop_waiting INT "$second" "$second"
 check_eq "SIGINT during the wait: exit 0" 0 "$DAEMON_STATUS"
 check "SIGINT during the wait: it stops within 2 s" test "$(secs_since "$t0")" -le 2
 check_grep "it says another process listened there" \
@@ -70,10 +75,7 @@ child=
 wait_for 5 sh -c "pgrep -P $parent >/dev/null" && child=$(pgrep -P "$parent" | head -1)
 sleep 1
 if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
-	t0=$(date +%s)
-	kill -TERM "$child"
-	DAEMON_PID=$parent
-	daemon_wait_exit 4
+	stop_waiting TERM "$child" "$parent"
 	check_eq "detached, SIGTERM to the waiting child: the parent exits 0" 0 "$DAEMON_STATUS"
 	check "  ... within 2 s" test "$(secs_since "$t0")" -le 2
 	check_grep "  ... and the child said why" 'Daemon Terminated .stopped before it bound the cache.$' \
