@@ -31,6 +31,14 @@ UNITDIR    ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/
 DESTDIR    ?=
 
 PKGS       := libevent libcap libattr libsystemd
+# check, demo and bench install what is missing (Debian 12) before they
+# build: deps-check is their only prerequisite, and their recipe builds
+# the programs in a second make, so that even with -j nothing compiles
+# before the packages are there.  Set here, before the first rule that
+# names it (make expands a rule's prerequisites as it reads the rule).
+# NODEPS=1 (a package build, debian/rules) never calls apt-get.
+DEPS_CHECK := $(if $(filter 1,$(NODEPS)),,deps-check)
+SUBMAKE     = $(MAKE) --no-print-directory
 CC         ?= cc
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
               -Wmissing-prototypes -Wpointer-arith -Wundef \
@@ -189,7 +197,8 @@ $(BUILD)/bench/%: bench/%.c $(LIBCFD)
 # CACHEFILESD is the shipped daemon (vm layer, -t, install, the hook check);
 # CACHEFILESD_SIM the test daemon that the integ layer drives.
 test-bins: $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(UNIT_BINS) $(SIM_BIN) $(CTL_BIN)
-check: $(DEPS_CHECK) test-bins
+check: $(DEPS_CHECK)
+	@$(SUBMAKE) test-bins
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) \
 	    CFCTL=$(CURDIR)/$(CTL_BIN) \
@@ -207,7 +216,8 @@ SOAK_ENV   := WEEK_ROUNDS=24 LAYERS=soak
 else
 SOAK_ENV   := SOAK=1 WEEK_ROUNDS=168 SOAK_CYCLES=100 SOAK_ROUNDS=60 LAYERS="integ soak vm"
 endif
-soak: deps-soak $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN) $(CTL_BIN)
+soak: deps-soak
+	@$(SUBMAKE) $(BUILD)/cachefilesd $(SIM_DAEMON) $(SIM_BIN) $(CTL_BIN)
 	@$(SOAK_ENV) BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd \
 	    CACHEFILESD_SIM=$(CURDIR)/$(SIM_DAEMON) CFSIM=$(CURDIR)/$(SIM_BIN) CFCTL=$(CURDIR)/$(CTL_BIN) \
 	    VM_ONLY=soak sh tests/run.sh
@@ -220,10 +230,12 @@ golden: $(BUILD)/cachefilesd
 mutate: $(DEPS_CHECK)
 	@sh tests/mutate.sh
 
-bench: $(DEPS_CHECK) $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
+bench: $(DEPS_CHECK)
+	@$(SUBMAKE) $(BENCH_BINS) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_DAEMON) $(SIM_BIN)
 	@BUILD=$(BUILD) BIG=$(BIG) sh bench/run.sh
 
-demo: $(DEPS_CHECK) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_BIN)
+demo: $(DEPS_CHECK)
+	@$(SUBMAKE) $(BUILD)/cachefilesd $(BUILD)/cachefiles-cull $(SIM_BIN)
 	@BUILD=$(BUILD) CACHEFILESD=$(CURDIR)/$(BUILD)/cachefilesd sh tests/vm/demo.sh
 
 # Fuzzing (tests/fuzz/README): every tests/fuzz/fuzz_*.c is a libFuzzer
@@ -252,9 +264,6 @@ $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBS)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< \
 	    $(FUZZ_LIBS) $(LIBS)
 
-# Install what is missing (Debian 12); quiet when everything is there.
-# NODEPS=1 (a package build, debian/rules) never calls apt-get.
-DEPS_CHECK := $(if $(filter 1,$(NODEPS)),,deps-check)
 deps:
 	@sh packaging/deps.sh all
 deps-check:
