@@ -13,7 +13,7 @@
 #   make demo       the daemon against the real kernel module in a VM
 #   make deps       install the Debian packages needed to build and test
 #   make selinux    the SELinux policy module
-#   make deb        Debian source and binary packages (build-pkg/deb by default)
+#   make deb        Debian source and binary packages (DEBDIR, $(BUILD)/deb by default)
 #   make rpm        an RPM from git archive (packaging/rpm; not Fedora-tested)
 #   make install    honours DESTDIR PREFIX SBINDIR MANDIR SYSCONFDIR UNITDIR CACHEDIR
 #                   APPARMORDIR (default /etc/apparmor.d, where AppArmor loads from,
