@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +30,25 @@
 #define STATUS_TIMEOUT_MS 3000
 
 /*
- * Is path the directory open as dirfd?  Unknown (it cannot be stat'ed
- * from here) counts as yes: the daemon's word is then taken, as before.
+ * Is path the directory open as dirfd?  By device and inode; when path
+ * cannot be stat'ed from here (another mount namespace, or a name the
+ * reply's JSON could not carry exactly), by dirfd's own path, and no
+ * otherwise: a cull must not go to a cache it cannot name.
  */
 static int
 same_dir(int dirfd, const char *path)
 {
+	char link[64], here[PATH_MAX];
 	struct stat a, b;
+	ssize_t n;
 
-	if (fstat(dirfd, &a) == -1 || stat(path, &b) == -1)
-		return 1;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fstat(dirfd, &a) == 0 && stat(path, &b) == 0)
+		return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	if ((n = readlink(link, here, sizeof(here) - 1)) <= 0)
+		return 0;
+	here[n] = '\0';
+	return strcmp(here, path) == 0;
 }
 
 void

@@ -173,8 +173,13 @@ tool_status(struct tool_ctx *c)
 
 	tool_daemon_status(c->socket, c->dirfd, &d);
 	have_cookies = tool_proc_cookies(&cookies, &vols) == 0;
-	bound = d.answers || proc == 1;
-	how = d.answers ? "daemon" : proc >= 0 ? "proc" : "unknown";
+	/*
+	 * The device admits one opener: when the daemon on the socket serves
+	 * another directory, the cache /proc lists under this tag is that
+	 * daemon's, not this one.
+	 */
+	bound = d.answers || (proc == 1 && !d.other);
+	how = d.answers || d.other ? "daemon" : proc >= 0 ? "proc" : "unknown";
 	if (target_fsfree(c->cachefd, &f) < 0) {
 		fprintf(stderr, "cachefiles-cull: statvfs: %s\n", strerror(errno));
 		return TOOL_ERR;
@@ -197,6 +202,10 @@ tool_status(struct tool_ctx *c)
 		else
 			jw_null(&w, "socket");	/* control_socket none */
 		jw_bool(&w, "daemon_answers", d.answers);
+		if (d.other)
+			jw_str(&w, "daemon_serves", d.dir);
+		else
+			jw_null(&w, "daemon_serves");
 		if (have_cookies) {
 			jw_bool(&w, "in_use", cookies > 0);
 			jw_u64(&w, "cookies", cookies);
@@ -248,6 +257,7 @@ tool_status(struct tool_ctx *c)
 	escape_text(c->socket, sock, sizeof(sock));
 	printf("%-12s %s (tag %s)\n", "cache", dir, tag);
 	printf("%-12s %s\n", "bound", d.answers ? "yes (the daemon answers)" :
+	       d.other ? "no (the bound cache is the other daemon's)" :
 	       proc == 1 ? "yes (" "/proc/fs/fscache/caches" ")" :
 	       proc == 0 ? "no" : "unknown (no daemon answers; /proc/fs/fscache/caches unreadable)");
 	if (d.answers) {

@@ -43,9 +43,15 @@ check_grep "-d naming the daemon's own directory: it answers" '^bound +yes \(the
 check_grep "-d naming another cache: status says whose daemon answers" \
     "^daemon +the one on .* serves another cache, $SIM_DIR\$" "$out"
 check_no_grep "-d naming another cache: not bound through that daemon" 'the daemon answers' "$out"
+check_grep "-d naming another cache: not bound at all (one daemon at a time)" \
+    "^bound +no \\(the bound cache is the other daemon's\\)" "$out"
 "$TOOL" -d "$other" -s "$SIM_CTLSOCK" --json status > "$out" 2>&1
 check_grep "-d naming another cache: status --json, no daemon answers for it" \
     '"daemon_answers":false' "$out"
+check_grep "  ... not bound" '"bound":false,"bound_from":"daemon"' "$out"
+check_grep "  ... and the directory the daemon serves" "\"daemon_serves\":\"$SIM_DIR\"" "$out"
+"$TOOL" -d "$SIM_DIR" -s "$SIM_CTLSOCK" --json status > "$out" 2>&1
+check_grep "-d naming the daemon's own: daemon_serves is null" '"daemon_serves":null' "$out"
 "$TOOL" -d "$other" -s "$SIM_CTLSOCK" cull --bytes 1 > "$out" 2>&1
 check_eq "cull -d naming another cache: refused, status 1" 1 "$?"
 check_grep "cull -d naming another cache: says which cache the daemon serves" \
