@@ -121,6 +121,17 @@ int tool_caches_bound(FILE *f, const char *tag);
 /* Cookies and volumes FS-Cache holds (/proc/fs/fscache/stats): 0, or -1 unknown. */
 int tool_proc_cookies(uint64_t *cookies, uint64_t *volumes);
 
+/*
+ * tool_trim.c: entries a scan could not look at: unreadable directories
+ * or entries, directories deeper than the scan goes, data names no cull
+ * command can carry (never candidates), or everything when the scan had
+ * no mount identity.  Any of them may be older than a --older-than
+ * cut-off, so that goal is not met while there are some.  Objects beyond
+ * another mount are not this cache's and do not count.
+ */
+struct scan_stats;
+uint64_t tool_unseen(const struct scan_stats *st);
+
 /* tool_scan.c: a scan with progress on a terminal after a second. */
 struct scan_result;
 struct cand_key;

@@ -223,19 +223,11 @@ unnamed(struct trim *t, const struct victim *v)
 	t->skipped++;
 }
 
-/*
- * Entries a scan could not look at: unreadable directories or entries,
- * directories deeper than the scan goes, data names no cull command can
- * carry (never candidates).  Any of them may be an object older than the
- * --older-than cut-off, so that goal cannot be called met while there are
- * some.  Objects beyond another mount are not this cache's and do not count.
- */
-static uint64_t
-unseen_in(const struct scan_result *r)
+uint64_t
+tool_unseen(const struct scan_stats *st)
 {
-	const struct scan_stats *st = scan_stats(r);
-
-	return st->errors + st->too_deep + st->unsendable;
+	/* No mount identity: the scan entered no directory, so it saw nothing. */
+	return st->errors + st->too_deep + st->unsendable + (st->mount_id_unknown ? 1 : 0);
 }
 
 /*
@@ -256,8 +248,8 @@ pass(struct trim *t, size_t cap, int *full)
 	if (r == NULL)
 		return PASS_ERROR;
 	*full = scan_ncand(r) >= cap;
-	if (unseen_in(r) > t->unseen)
-		t->unseen = unseen_in(r);
+	if (tool_unseen(scan_stats(r)) > t->unseen)
+		t->unseen = tool_unseen(scan_stats(r));
 	vs = victims_new(r, c->cachefd);
 	while (end == PASS_RAN_OUT && victims_next(vs, &v)) {
 		note_key(t, &v);

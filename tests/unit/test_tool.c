@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "cull/scan.h"
 #include "cull/tool.h"
 
 #include <arpa/inet.h>
@@ -218,6 +219,30 @@ nfs_names(void)
 	vol("Infs,4.2,2,108,a01a8c0,1234,,,4000,,100000,100000,3,3c,1e,3c,1", "nfs",
 	    "NFSv4.2 server 192.168.1.10 port 2049 fsid 1234.0");
 #endif
+}
+
+/* What trim --older-than counts as not looked at: each cause on its own. */
+static void
+test_unseen(void **state)
+{
+	struct scan_stats st;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.mounts = 3;		/* other mounts are not this cache's */
+	st.vanished = 2;
+	assert_true(tool_unseen(&st) == 0);
+	st.errors = 1;
+	assert_true(tool_unseen(&st) == 1);
+	st.errors = 0;
+	st.too_deep = 2;
+	assert_true(tool_unseen(&st) == 2);
+	st.too_deep = 0;
+	st.unsendable = 4;
+	assert_true(tool_unseen(&st) == 4);
+	st.unsendable = 0;
+	st.mount_id_unknown = 1;
+	assert_true(tool_unseen(&st) > 0);
 }
 
 static void
@@ -482,6 +507,7 @@ main(void)
 		cmocka_unit_test(test_args_misuse),
 		cmocka_unit_test(test_goal_values),
 		cmocka_unit_test(test_config_parsers),
+		cmocka_unit_test(test_unseen),
 		cmocka_unit_test(test_volume_names),
 		cmocka_unit_test(test_formatting),
 		cmocka_unit_test(test_manpage_matches_help),
