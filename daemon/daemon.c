@@ -1031,7 +1031,6 @@ start(struct daemon *d)
 		return -1;
 	if (d->pf != NULL && pidfile_write(d->pf) == -1)
 		return -1;
-	report_started(d);
 	if (priv_drop(d->cachefd, graveyard_dirfd(d->gy), kernel_dir(d->k)) == -1)
 		return -1;
 	if (setup_loop(d) == -1)
@@ -1050,6 +1049,8 @@ start(struct daemon *d)
 		log_warnx("the cull engine could not start");
 		return -1;
 	}
+	/* Only now: every step that can fail the start is behind us. */
+	report_started(d);
 	if (read_state(d) >= 0)
 		step_engine(d);
 	else
