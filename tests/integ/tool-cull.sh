@@ -72,7 +72,7 @@ cullc --to-run; check_eq "refused: status 1" 1 $?
 check_grep "refused: the daemon's reason" 'refused: culling is disabled \(nocull\)' "$TOOL_ERR"
 stop
 
-serve '{"ok":true,"version":"1.0.0","dir":"/x","state":"idle","goals":0,"culled":7,"culled_bytes":8192,"scans":2}'
+serve "{\"ok\":true,\"version\":\"1.0.0\",\"dir\":\"$SIM_DIR\",\"state\":\"idle\",\"goals\":0,\"culled\":7,\"culled_bytes\":8192,\"scans\":2}"
 check "status with a daemon" sh -c "\"\$0\" -d \"\$1\" -s \"\$2\" status >/dev/null" "$TOOL" "$SIM_DIR" "$SOCK"
 "$TOOL" -d "$SIM_DIR" -s "$SOCK" status >"$TOOL_OUT"
 check_grep "status: bound, from the daemon" '^bound +yes \(the daemon answers\)' "$TOOL_OUT"
@@ -84,6 +84,17 @@ check_grep "status --json: bound" '"bound":true,"bound_from":"daemon"' "$TOOL_OU
 "$TOOL" -d "$SIM_DIR" -s "$SOCK" trim --to-run --device "$SIM_TMP/dev" >"$TOOL_OUT" 2>"$TOOL_ERR"
 check_eq "trim refuses while a daemon answers" 1 $?
 check_grep "trim points at cull" "cachefiles-cull cull" "$TOOL_ERR"
+stop
+
+# A daemon whose directory cannot be stat'ed from here (another mount
+# namespace): not taken for this cache's, since its path differs too.
+serve '{"ok":true,"version":"1.0.0","dir":"/nonexistent/x","state":"idle","goals":0,"culled":7,"culled_bytes":8192,"scans":2}'
+"$TOOL" -d "$SIM_DIR" -s "$SOCK" status >"$TOOL_OUT"
+check_grep "a daemon's dir that cannot be stat'ed: another cache's" \
+    '^daemon +the one on .* serves another cache, /nonexistent/x$' "$TOOL_OUT"
+"$TOOL" -d "$SIM_DIR" -s "$SOCK" cull --bytes 1 >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_eq "  ... cull -d refuses it, status 1" 1 $?
+check_eq "  ... and asked it nothing but its status" "status" "$(tail -1 "$REQS")"
 stop
 
 cullc --to-run; check_eq "no daemon: status 1" 1 $?
