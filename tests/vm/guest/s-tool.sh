@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # cachefiles-cull on a real cache: list agrees with an independent walk;
 # trim of the unbound cache, holding the real /dev/cachefiles, removes the
-# oldest objects and exactly enough; the daemon then binds the cache again.
+# oldest objects and exactly enough; the daemon then binds the cache again,
+# and status of a second cache with the same tag does not call it bound.
 . /vm/glib.sh
 TOOL=/usr/sbin/cachefiles-cull
 DIR=$FS/tool
@@ -12,6 +13,7 @@ if [ ! -x "$TOOL" ] || ! cfd_bind /tmp/tool.conf "$LOG"; then
 	not_ok "list agrees with an independent walk"
 	not_ok "trim removes the oldest objects, exactly enough"
 	not_ok "the daemon binds the trimmed cache"
+	not_ok "status of a second cache with the same tag: not bound, the daemon is the other's"
 	diag "tool missing or the daemon did not bind"
 	exit 1
 fi
@@ -58,9 +60,24 @@ if cfd_bind /tmp/tool.conf "$LOG" && sleep 1 && alive "$CFD_PID"; then
 	ok "the daemon binds the trimmed cache"
 	"$TOOL" -f /tmp/tool.conf status >&2
 	grep . /proc/fs/fscache/caches /proc/fs/fscache/stats >&2 2>/dev/null
+	# A second cache with the same tag: /proc lists an active "vmtool",
+	# but it is the running daemon's, which serves the first directory.
+	mkdir -p "$FS/tool2/cache"
+	sed "s|^dir .*|dir $FS/tool2|" /tmp/tool.conf > /tmp/tool2.conf
+	"$TOOL" -f /tmp/tool2.conf status > /tmp/status2 2>&1
+	"$TOOL" -f /tmp/tool2.conf --json status > /tmp/status2.json 2>&1
+	if grep -q "^bound  *no (the bound cache is the other daemon's)" /tmp/status2 &&
+	    grep -q '"bound":false,"bound_from":"daemon"' /tmp/status2.json &&
+	    grep -q "\"daemon_serves\":\"$DIR\"" /tmp/status2.json; then
+		ok "status of a second cache with the same tag: not bound, the daemon is the other's"
+	else
+		not_ok "status of a second cache with the same tag: not bound, the daemon is the other's"
+		diag_file /tmp/status2; diag_file /tmp/status2.json
+	fi
 	cfd_stop "$CFD_PID"
 else
 	not_ok "the daemon binds the trimmed cache"
+	not_ok "status of a second cache with the same tag: not bound, the daemon is the other's"
 	diag_file "$LOG"
 fi
 [ "$FAILED" -eq 0 ]
