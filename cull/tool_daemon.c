@@ -164,7 +164,7 @@ serves(const char *socket, const char *dir, const char *sock)
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd == -1) {
-		fprintf(stderr, "cachefiles-cull: %s: %s\n", escaped(dir, e, sizeof(e)),
+		fprintf(stderr, "cachefiles-cull: %s: open: %s\n", escaped(dir, e, sizeof(e)),
 			strerror(errno));
 		return 0;
 	}
