@@ -31,9 +31,8 @@
 
 /*
  * Is path the directory open as dirfd?  By device and inode; when path
- * cannot be stat'ed from here (another mount namespace, or a name the
- * reply's JSON could not carry exactly), by dirfd's own path, and no
- * otherwise: a cull must not go to a cache it cannot name.
+ * cannot be stat'ed from here (another mount namespace), by dirfd's own
+ * path, and no otherwise: a cull must not go to a cache it cannot name.
  */
 static int
 same_dir(int dirfd, const char *path)
@@ -71,11 +70,15 @@ tool_daemon_status(const char *socket, int dirfd, struct tool_daemon *d)
 		return;
 	}
 	d->answers = 1;
-	if (dirfd >= 0 && json_get(d->reply, "dir", d->dir, sizeof(d->dir)) == 0 &&
-	    !same_dir(dirfd, d->dir)) {
-		d->answers = 0;
-		d->other = 1;
-	}
+	if (dirfd < 0)
+		return;
+	/* A dir it does not send, or not readably, is not known to be this one. */
+	if (json_get_bytes(d->reply, "dir", d->dir, sizeof(d->dir)) < 0)
+		snprintf(d->dir, sizeof(d->dir), "?");
+	else if (same_dir(dirfd, d->dir))
+		return;
+	d->answers = 0;
+	d->other = 1;
 }
 
 /*

@@ -346,6 +346,33 @@ json_get(const char *obj, const char *key, char *out, size_t size)
 }
 
 int
+json_get_bytes(const char *obj, const char *key, char *out, size_t size)
+{
+	char *r, *w;
+	int hi, lo;
+
+	if (json_get(obj, key, out, size) < 0)
+		return -1;
+	/* In place: every escape is longer than the byte it stands for. */
+	for (r = w = out; *r != '\0'; r++) {
+		if (*r != '\\') {
+			*w++ = *r;
+		} else if (r[1] == '\\') {
+			*w++ = '\\';
+			r++;
+		} else if (r[1] == 'x' && (hi = hexval(r[2])) >= 0 && (lo = hexval(r[3])) >= 0 &&
+			   (hi | lo) != 0) {
+			*w++ = (char)(hi << 4 | lo);
+			r += 3;
+		} else {
+			return -1;
+		}
+	}
+	*w = '\0';
+	return 0;
+}
+
+int
 json_get_u64(const char *obj, const char *key, uint64_t *v)
 {
 	char buf[32], *end;

@@ -58,6 +58,12 @@ size_t jw_mem_close(FILE *f, char *buf, size_t size);
  * an object, or the value does not fit.
  */
 int json_get(const char *obj, const char *key, char *out, size_t size);
+/*
+ * The same for a string that stands for raw bytes (a path): the writer's
+ * convention undone, "\\\\" back to one backslash and "\\xHH" back to
+ * the byte.  -1 also when such an escape is malformed or decodes to NUL.
+ */
+int json_get_bytes(const char *obj, const char *key, char *out, size_t size);
 /* The same for an unsigned integer value. */
 int json_get_u64(const char *obj, const char *key, uint64_t *v);
 

@@ -9,7 +9,8 @@
  * valid UTF-8); json_get() must give back the input with the documented
  * mapping (json.h: valid UTF-8 as is, a backslash doubled, any other byte
  * as \xHH), find the values before and after it, and refuse an output
- * buffer one byte too small.
+ * buffer one byte too small; json_get_bytes() must give back the input
+ * itself when it holds no NUL.
  * Reader: the input as text goes to json_get() and json_get_u64(); the
  * output stays within its buffer and is NUL-terminated.
  */
@@ -302,6 +303,12 @@ writer(const uint8_t *data, size_t size)
 			   "s fits in %zu bytes", wlen);
 		free(tight);
 	}
+	/* A name without NUL comes back to its bytes (a NUL ends the C string). */
+	if (memchr(data, '\0', size) == NULL) {
+		FUZZ_CHECK(json_get_bytes(doc, "s", got, wlen + 1) == 0 &&
+			   memcmp(got, data, size) == 0 && got[size] == '\0',
+			   "s is not read back to its bytes from %s", doc);
+	}
 	FUZZ_CHECK(json_get(doc, "n", small, sizeof(small)) == -1, "n fits in 8 bytes");
 	{
 		uint64_t u = 0;
@@ -335,6 +342,9 @@ reader(const uint8_t *data, size_t size)
 		if (json_get(text, keys[i], out, sizeof(out)) == 0)
 			FUZZ_CHECK(memchr(out, '\0', sizeof(out)) != NULL, "no NUL");
 		(void)json_get_u64(text, keys[i], &u);
+		memset(out, 'x', sizeof(out));
+		if (json_get_bytes(text, keys[i], out, sizeof(out)) == 0)
+			FUZZ_CHECK(memchr(out, '\0', sizeof(out)) != NULL, "no NUL (bytes)");
 	}
 	free(text);
 }

@@ -121,4 +121,44 @@ EOF
 else
 	skip "a full listen queue" "python3 is not installed"
 fi
+
+# A daemon serving a directory whose name holds a backslash and a byte
+# that is not UTF-8 names it in the reply's convention (decoded, "\\" and
+# "\xff"); the tool reads the name back to its bytes.  A stand-in answers
+# status with the dir given as JSON text.
+fake_status() {	# SOCKET JSON-TEXT
+	python3 - "$1" "$2" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+open(sys.argv[1] + ".up", "w").close()
+while True:
+    c, _ = s.accept()
+    c.recv(512)
+    c.sendall(b'{"ok":true,"state":"idle","dir":"' + sys.argv[2].encode() + b'"}\n')
+    c.close()
+PY
+	SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $!"
+	wait_for 10 test -e "$1.up"
+}
+if command -v python3 >/dev/null 2>&1; then
+	odd=$(printf '%s/a\\b\377c' "$SIM_TMP")
+	mkdir -p "$odd/cache" "$SIM_TMP/a/cache"
+	# As JSON text: the backslash as four, the byte as \\xff.
+	fake_status "$SIM_TMP/odd.sock" "$SIM_TMP/a\\\\\\\\b\\\\xffc"
+	"$TOOL" -d "$odd" -s "$SIM_TMP/odd.sock" status > "$out" 2>&1
+	check_grep "a dir with a backslash and a byte not UTF-8: its daemon answers for it" \
+	    '^bound +yes \(the daemon answers\)' "$out"
+	"$TOOL" -d "$SIM_TMP/a" -s "$SIM_TMP/odd.sock" status > "$out" 2>&1
+	check_grep "  ... and not for another directory" \
+	    "^bound +no \\(the bound cache is the other daemon's\\)" "$out"
+	# An escape the writer never makes: not known to be this cache.
+	fake_status "$SIM_TMP/bad.sock" "$SIM_TMP/a\\\\qb"
+	"$TOOL" -d "$odd" -s "$SIM_TMP/bad.sock" cull --bytes 1 > "$out" 2>&1
+	check_eq "a dir the reply does not carry readably: cull refused, status 1" 1 "$?"
+	check_grep "  ... as a daemon of another cache" "serves \\?, not " "$out"
+else
+	skip "a dir with a backslash and a byte not UTF-8" "python3 is not installed"
+fi
 tap_done

@@ -130,6 +130,40 @@ test_reader_empty_into_nothing(void **state)
 	assert_int_equal(out[1], 'x');
 }
 
+/*
+ * A path read back to its bytes: the writer's doubled backslash and \xHH
+ * undone (the writer's own output, round trip), an escape it never makes
+ * refused.
+ */
+static void
+test_reader_bytes(void **state)
+{
+	static const char raw[] = "/var/a\\b\x8a\xc3(\x01\x7fz";
+	char doc[256], out[64];
+	FILE *f;
+	struct jw w;
+
+	(void)state;
+	assert_non_null(f = jw_mem_open(doc, sizeof(doc)));
+	jw_init(&w, f);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "dir", raw);
+	jw_obj_end(&w);
+	assert_true(jw_mem_close(f, doc, sizeof(doc)) > 0);
+	assert_int_equal(json_get_bytes(doc, "dir", out, sizeof(out)), 0);
+	assert_string_equal(out, raw);
+	assert_int_equal(json_get_bytes("{\"d\":\"a\\\\\\\\\\\\\\\\b\"}", "d", out, sizeof(out)), 0);
+	assert_string_equal(out, "a\\\\b");
+	assert_int_equal(json_get_bytes("{\"d\":\"x\\\\x4Ay\"}", "d", out, sizeof(out)), 0);
+	assert_string_equal(out, "xJy");
+	/* Escapes the writer never makes. */
+	assert_int_equal(json_get_bytes("{\"d\":\"a\\\\qb\"}", "d", out, sizeof(out)), -1);
+	assert_int_equal(json_get_bytes("{\"d\":\"a\\\\x4\"}", "d", out, sizeof(out)), -1);
+	assert_int_equal(json_get_bytes("{\"d\":\"a\\\\\"}", "d", out, sizeof(out)), -1);
+	assert_int_equal(json_get_bytes("{\"d\":\"a\\\\x00b\"}", "d", out, sizeof(out)), -1);
+	assert_int_equal(json_get_bytes("{\"d\":1}", "e", out, sizeof(out)), -1);
+}
+
 int
 main(void)
 {
@@ -138,6 +172,7 @@ main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_reader_empty_into_nothing),
+		cmocka_unit_test(test_reader_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
