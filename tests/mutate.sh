@@ -127,7 +127,9 @@ if [ "$check_only" = 1 ]; then
 fi
 
 # The scratch copy: the work tree's files as they are now (tracked and new,
-# not ignored ones), never the build directories.
+# not ignored ones), never the build directories.  Extracted with the time
+# of the copy (-m): a MUTATE_DIR used before holds objects built from the
+# last mutant, newer than the work tree's sources, which make would keep.
 if [ -n "${MUTATE_DIR:-}" ]; then
 	scratch=$MUTATE_DIR
 	mkdir -p "$scratch"
@@ -137,7 +139,7 @@ else
 	trap 'exit 2' INT TERM HUP
 fi
 git ls-files -z --cached --others --exclude-standard |
-	tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$scratch" ||
+	tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xmf - -C "$scratch" ||
 	die "cannot copy the tree to $scratch"
 mkdir -p "$scratch/mutate-logs"
 echo "mutate: $total mutants in $scratch (logs: $scratch/mutate-logs)"
