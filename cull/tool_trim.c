@@ -87,6 +87,7 @@ struct trim {
 	uint64_t before_ns;		/* --older-than cut-off */
 	uint64_t removed, bytes, skipped;
 	uint64_t failed;		/* objects that would not go (unlink refused) */
+	uint64_t changed;		/* candidates changed, moved or gone since their scan */
 	uint64_t unseen;		/* entries a pass could not look at (unseen_in) */
 	struct cand_key last;		/* the latest object handed: a next pass starts after it */
 	int have_last;
@@ -181,10 +182,8 @@ take(struct trim *t, struct victims *vs, const struct victim *v, const char *dir
 	struct tool_ctx *c = t->c;
 	char ed[ESCAPE_SIZE(PATH_MAX)], en[ESCAPE_SIZE(NAME_MAX)];
 
-	if (!victims_in_place(vs, v)) {
-		t->skipped++;
-		return;
-	}
+	if (!victims_in_place(vs, v))
+		return;		/* counted with the pass's re-check drops */
 	if (!c->o->dry_run && unlinkat(v->dirfd, v->name, 0) < 0) {
 		if (errno != ENOENT) {
 			int e = errno;
@@ -244,6 +243,7 @@ pass(struct trim *t, size_t cap, int *full)
 	struct victim v;
 	char dir[PATH_MAX];
 	enum pass_end end = PASS_RAN_OUT;
+	uint64_t drops;
 
 	if (r == NULL)
 		return PASS_ERROR;
@@ -264,8 +264,34 @@ pass(struct trim *t, size_t cap, int *full)
 		if (end == PASS_RAN_OUT && met(t))
 			end = PASS_STOPPED;
 	}
+	/*
+	 * Candidates whose re-check failed: touched (perhaps to another old
+	 * atime), renamed elsewhere or unreadable.  Any of them may still be
+	 * older than an --older-than cut-off somewhere in the cache.
+	 */
+	drops = victims_stats(vs)->vanished + victims_stats(vs)->moved + victims_stats(vs)->errors;
+	t->skipped += drops;
+	t->changed += drops;
 	victims_free(vs);
 	scan_free(r);
+	return end;
+}
+
+/* Until the goal, or a pass whose table held all that was left, or handed nothing. */
+static enum pass_end
+passes(struct trim *t, size_t cap, int *full)
+{
+	enum pass_end end = met(t) ? PASS_STOPPED : PASS_RAN_OUT;
+	int progress;
+
+	for (progress = 1; end == PASS_RAN_OUT && progress;) {
+		struct cand_key was = t->last;
+		int had = t->have_last;
+		end = pass(t, cap, full);
+		/* note_key() only moves forward: a pass that handed nothing new ends it. */
+		progress = *full && t->have_last && (!had || t->last.atime_ns != was.atime_ns ||
+						     t->last.ino != was.ino);
+	}
 	return end;
 }
 
@@ -276,6 +302,8 @@ pass(struct trim *t, size_t cap, int *full)
  * first go on where it ended.
  */
 #define NO_COUNTS_MAX ((size_t)1 << 24)
+/* Passes from the oldest again after objects changed under --older-than. */
+#define TRIM_AGAIN_MAX 3
 
 static size_t
 table_size(const struct tool_ctx *c, const struct fsfree *f)
@@ -298,6 +326,8 @@ not_met_why(const struct trim *t, int r)
 		return "not met: stopped by the error above";
 	if (t->c->o->goal.kind == TG_OLDER_THAN && t->unseen > 0)
 		return "not met: some entries could not be read or were too deep to check";
+	if (t->c->o->goal.kind == TG_OLDER_THAN && t->changed > 0)
+		return "not met: objects changed or moved while trim ran; run it again";
 	if (t->c->o->goal.kind == TG_OLDER_THAN && t->failed > 0)
 		return "not met: objects named above could not be removed";
 	return "not met: nothing more can be removed";
@@ -341,7 +371,7 @@ tool_trim(struct tool_ctx *c)
 	uint64_t t0 = now_ms();
 	enum pass_end end;
 	size_t cap;
-	int devfd = -1, r = 0, full = 0, progress;
+	int devfd = -1, r = 0, full = 0, again;
 	char gd[64];
 
 	if (tool_proc_bound(c->cfg.tag) == 1) {
@@ -397,21 +427,25 @@ tool_trim(struct tool_ctx *c)
 		jw_obj_begin(&t.w, NULL);
 		jw_arr_begin(&t.w, "objects");
 	}
-	/* Until the goal, or a pass whose table held all that was left, or handed nothing. */
-	end = met(&t) ? PASS_STOPPED : PASS_RAN_OUT;
-	for (progress = 1; end == PASS_RAN_OUT && progress;) {
-		struct cand_key was = t.last;
-		int had = t.have_last;
-		end = pass(&t, cap, &full);
-		/* note_key() only moves forward: a pass that handed nothing new ends it. */
-		progress = full && t.have_last && (!had || t.last.atime_ns != was.atime_ns ||
-						   t.last.ino != was.ino);
+	end = passes(&t, cap, &full);
+	/*
+	 * Objects that changed since their scan may still be older than the
+	 * cut-off, before the key the passes went on from (touched to another
+	 * old atime, or renamed): look again from the oldest, a few times at
+	 * most against a cache that keeps changing.  A dry run lists, once.
+	 */
+	for (again = 0; g->kind == TG_OLDER_THAN && !c->o->dry_run && end != PASS_ERROR &&
+	     t.changed > 0 && again < TRIM_AGAIN_MAX; again++) {
+		t.changed = 0;
+		t.have_last = 0;
+		end = passes(&t, cap, &full);
 	}
 	/* --older-than is met when every object older than the cut-off went. */
 	if (end == PASS_ERROR)
 		r = -1;
 	else if (g->kind == TG_OLDER_THAN)
-		r = (end == PASS_STOPPED || !full) && t.failed == 0 && t.unseen == 0;
+		r = (end == PASS_STOPPED || !full) && t.failed == 0 && t.unseen == 0 &&
+		    t.changed == 0;
 	else
 		r = end == PASS_STOPPED;
 	tool_goal_describe(g, gd, sizeof(gd));

@@ -5,8 +5,10 @@
 # the last object of the one before), on a filesystem without inode counts
 # (tmpfs nr_inodes=0, as btrfs) the whole goal is reached; an object that
 # cannot be removed, or cannot be seen (an unreadable directory, one too
-# deep, a name with a newline), leaves --older-than unmet (status 3); and once DIR/cache has been
-# moved away, trim removes nothing more there and says its result is error.
+# deep, a name with a newline), leaves --older-than unmet (status 3); once DIR/cache has been
+# moved away, trim removes nothing more there and says its result is error;
+# objects touched to an older atime while trim runs are found by a pass from
+# the oldest again.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 . "$TOP/tests/integ/tool-lib.inc"
 
@@ -140,5 +142,33 @@ if wait_for 60 blocked; then
 else
 	exec 8<&-
 	not_ok "trim blocked on its output"
+fi
+
+# Objects touched while trim waits on its output, to an atime older still
+# (before the key a next pass goes on from): their re-check fails, they are
+# counted as skipped, and trim looks again from the oldest, so that
+# --older-than is met with none of them left.
+check "$N objects made a fourth time" make_cache same
+mkfifo "$SIM_TMP/fifo2"
+"$TOOL" -f "$CONF" -s "$SIM_TMP/no-daemon" trim --older-than 1d --json --device "$DEV" \
+    >"$SIM_TMP/fifo2" 2>"$TOOL_ERR" &
+tpid=$!
+SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $tpid"
+exec 8<"$SIM_TMP/fifo2"
+if wait_for 60 blocked; then
+	find "$SIM_DIR/cache" -type f -exec touch -a -d "@$((old - 5))" {} +
+	n1=$(count "$SIM_DIR/cache")
+	cat <&8 >"$SIM_TMP/touched.json"
+	exec 8<&-
+	wait "$tpid"
+	check_eq "objects touched during trim: --older-than still met, status 0" 0 $?
+	check_grep "  ... the result is met" '"result":"met"' "$SIM_TMP/touched.json"
+	check "  ... the touched ones counted as skipped" \
+	    grep -Eq '"skipped":[1-9][0-9]*[,}]' "$SIM_TMP/touched.json"
+	check "  ... some were left when they were touched" test "$n1" -gt 0
+	check_eq "  ... none is left now" 0 "$(count "$SIM_DIR/cache")"
+else
+	exec 8<&-
+	not_ok "trim blocked on its output, a second time"
 fi
 tap_done
