@@ -157,7 +157,8 @@ tool_proc_cookies(uint64_t *cookies, uint64_t *volumes)
 
 /*
  * cull -d DIR: the daemon on the socket must serve DIR, or the cull would
- * go to another cache.  No daemon answering is left to the cull's own call.
+ * go to another cache.  No daemon answering (nothing listens) is left to
+ * the cull's own call.
  */
 static int
 serves(const char *socket, const char *dir, const char *sock)
@@ -173,6 +174,14 @@ serves(const char *socket, const char *dir, const char *sock)
 	}
 	tool_daemon_status(socket, fd, &d);
 	close(fd);
+	/* Connected, but no status in time: the cull would wait on it for good. */
+	if (!d.answers && !d.other && (d.err == ETIMEDOUT || d.err == EPROTO)) {
+		fprintf(stderr, "cachefiles-cull: the daemon on %s does not answer status (%s), "
+			"so which cache it serves is not known; not asking it to cull %s\n", sock,
+			d.err == ETIMEDOUT ? "timed out" : "not a status reply",
+			escaped(dir, e, sizeof(e)));
+		return 0;
+	}
 	if (!d.other)
 		return 1;
 	fprintf(stderr, "cachefiles-cull: the daemon on %s serves %s, not %s; name this "

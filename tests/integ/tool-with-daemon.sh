@@ -126,16 +126,21 @@ fi
 # that is not UTF-8 names it in the reply's convention (decoded, "\\" and
 # "\xff"); the tool reads the name back to its bytes.  A stand-in answers
 # status with the dir given as JSON text.
+# With JSON-TEXT "silent" it reads the request and never answers.
 fake_status() {	# SOCKET JSON-TEXT
 	python3 - "$1" "$2" <<'PY' &
-import socket, sys
+import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.bind(sys.argv[1])
 s.listen(4)
 open(sys.argv[1] + ".up", "w").close()
+held = []
 while True:
     c, _ = s.accept()
     c.recv(512)
+    if sys.argv[2] == "silent":
+        held.append(c)
+        continue
     c.sendall(b'{"ok":true,"state":"idle","dir":"' + sys.argv[2].encode() + b'"}\n')
     c.close()
 PY
@@ -158,6 +163,14 @@ if command -v python3 >/dev/null 2>&1; then
 	"$TOOL" -d "$odd" -s "$SIM_TMP/bad.sock" cull --bytes 1 > "$out" 2>&1
 	check_eq "a dir the reply does not carry readably: cull refused, status 1" 1 "$?"
 	check_grep "  ... as a daemon of another cache" "serves \\?, not " "$out"
+	# Connected, but no status reply: cull -d does not wait on it for good.
+	fake_status "$SIM_TMP/silent.sock" silent
+	t0=$(date +%s)
+	timeout 30 "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/silent.sock" cull --bytes 1 > "$out" 2>&1
+	rc=$? t1=$(date +%s)
+	check_eq "cull -d, a daemon that never answers: refused, status 1" 1 "$rc"
+	check "  ... within 10 s" test $((t1 - t0)) -le 10
+	check_grep "  ... saying it does not answer" "does not answer status \\(timed out\\)" "$out"
 else
 	skip "a dir with a backslash and a byte not UTF-8" "python3 is not installed"
 fi
