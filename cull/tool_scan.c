@@ -107,6 +107,11 @@ tool_scan(struct tool_ctx *c, size_t max_candidates, const struct cand_key *afte
 	else if (scan_stats(r)->errors > 0)
 		fprintf(stderr, "cachefiles-cull: %" PRIu64 " entries could not be read; "
 			"figures are short by them\n", scan_stats(r)->errors);
+	if (r != NULL && scan_stats(r)->too_deep + scan_stats(r)->unsendable > 0)
+		fprintf(stderr, "cachefiles-cull: %" PRIu64 " entries were not looked at "
+			"(deeper than the scan goes, or a name no cull command can carry); "
+			"figures are short by them\n",
+			scan_stats(r)->too_deep + scan_stats(r)->unsendable);
 	return r;
 }
 
@@ -232,6 +237,7 @@ tool_status(struct tool_ctx *c)
 		jw_u64(&w, "newest_atime", st->newest_ns / 1000000000u);
 		jw_u64(&w, "unknown", st->unknown);
 		jw_u64(&w, "errors", st->errors);
+		jw_u64(&w, "unseen", tool_unseen(st));
 		jw_u64(&w, "scan_ms", st->ms);
 		if (d.answers) {
 			jw_obj_begin(&w, "daemon");

@@ -5,7 +5,8 @@
 # the last object of the one before), on a filesystem without inode counts
 # (tmpfs nr_inodes=0, as btrfs) the whole goal is reached; an object that
 # cannot be removed, or cannot be seen (an unreadable directory, one too
-# deep, a name with a newline), leaves --older-than unmet (status 3); once DIR/cache has been
+# deep, a name with a newline), leaves --older-than unmet (status 3) and
+# status counts as unseen; once DIR/cache has been
 # moved away, trim removes nothing more there and says its result is error;
 # objects touched to an older atime while trim runs are found by a pass from
 # the oldest again.
@@ -104,6 +105,10 @@ rm -rf "$SIM_DIR/cache"; mkdir -p "$SIM_DIR/cache/Ivol"
 # and a data name no cull command can carry (a newline in it)
 : >"$SIM_DIR/cache/Ivol/@01/$(printf 'Dnew\nline')"
 find "$SIM_DIR/cache" -type f -exec touch -a -d "@$old" {} +
+"$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" status --json >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_grep "status --json counts them as unseen" '"unseen":2[,}]' "$TOOL_OUT"
+check_grep "  ... and says on stderr that its figures are short" \
+    "^cachefiles-cull: 2 entries were not looked at .*figures are short" "$TOOL_ERR"
 trim --json --device "$DEV"
 check_eq "objects too deep or with a newline: status 3" 3 $?
 check_grep "too deep, a newline: the result is exhausted" '"result":"exhausted"' "$TOOL_OUT"
