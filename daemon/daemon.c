@@ -560,7 +560,12 @@ ctl_cull(void *arg, const struct goal *g, const char **err)
 		*err = "too many goals are active, or the cache cannot be measured";
 		return -1;
 	}
-	/* The episode starts now, and the engine steps promptly towards the goal. */
+	/*
+	 * The episode starts now (an idle engine runs no step that would
+	 * stamp its start), and the engine steps promptly towards the goal.
+	 */
+	if (!d->ep_active)
+		d->ep_t0 = now_ms();
 	account(d, 0);
 	schedule(d, ENGINE_AGAIN, 0);
 	return id;

@@ -45,10 +45,16 @@ check "cull to-run: something was culled ($c1)" test "${c1:-0}" -gt 0
 check_eq "cull to-run: the oldest went, in order" "$c1" "$(cull_survivors v1 $N | head -1)"
 check_eq "cull to-run: the bytes counted" $((c1 * 16384)) "$(jval bytes "$r")"
 
-# bytes: 10 objects' worth.
+# bytes: 10 objects' worth, after the daemon has been idle a while: its
+# episode's line times the cull, not the idle stretch before the request.
+sleep 3
 b0=$(cull_bavail)
 r=$(ctl "cull bytes 163840")
 c2=$(jval culled "$r")
+wait_for 5 grep -q "culled 10 objects" "$DAEMON_LOG"
+check_grep "cull bytes: its log line times the cull alone" \
+    'culled 10 objects, [0-9.]+ MiB in [0-2]\.[0-9] s' "$DAEMON_LOG"
+
 check_eq "cull bytes: met" '"met"' "$(jval result "$r")"
 check_eq "cull bytes: ten objects of 16 KiB" 10 "$c2"
 check "cull bytes: 40 more blocks free" test "$(cull_bavail)" -ge $((b0 + 40))
