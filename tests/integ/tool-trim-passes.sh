@@ -116,14 +116,20 @@ check_grep "too deep, a newline: both counted as unseen" '"unseen":2[,}]' "$TOOL
 check_eq "the deep object is still there" 1 "$(find "$SIM_DIR/cache" -name Ddeep | wc -l)"
 check_eq "the one with a newline too" 1 "$(find "$SIM_DIR/cache" -name 'Dnew?line' -printf x | wc -c)"
 
+# trim_on_fifo NAME: trim --older-than 1d --json in the background (tpid),
+# writing to the FIFO $SIM_TMP/NAME, whose reading end is then fd 8.
+trim_on_fifo() {
+	mkfifo "$SIM_TMP/$1"
+	"$TOOL" -f "$CONF" -s "$SIM_TMP/no-daemon" trim --older-than 1d --json --device "$DEV" \
+	    >"$SIM_TMP/$1" 2>"$TOOL_ERR" &
+	tpid=$!
+	SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $tpid"
+	exec 8<"$SIM_TMP/$1"
+}
+
 # DIR/cache moved away while trim waits on its output: nothing more goes.
 check "$N objects made a third time" make_cache same
-mkfifo "$SIM_TMP/fifo"
-"$TOOL" -f "$CONF" -s "$SIM_TMP/no-daemon" trim --older-than 1d --json --device "$DEV" \
-    >"$SIM_TMP/fifo" 2>"$TOOL_ERR" &
-tpid=$!
-SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $tpid"
-exec 8<"$SIM_TMP/fifo"
+trim_on_fifo fifo
 # It blocks in write(2) once the pipe is full (its JSON names each object
 # removed): the kernel says where it sleeps, or which system call it is in
 # (write's number for this machine, from the C library's headers).
@@ -154,12 +160,7 @@ fi
 # counted as skipped, and trim looks again from the oldest, so that
 # --older-than is met with none of them left.
 check "$N objects made a fourth time" make_cache same
-mkfifo "$SIM_TMP/fifo2"
-"$TOOL" -f "$CONF" -s "$SIM_TMP/no-daemon" trim --older-than 1d --json --device "$DEV" \
-    >"$SIM_TMP/fifo2" 2>"$TOOL_ERR" &
-tpid=$!
-SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $tpid"
-exec 8<"$SIM_TMP/fifo2"
+trim_on_fifo fifo2
 if wait_for 60 blocked; then
 	find "$SIM_DIR/cache" -type f -exec touch -a -d "@$((old - 5))" {} +
 	n1=$(count "$SIM_DIR/cache")
