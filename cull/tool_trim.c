@@ -243,6 +243,7 @@ pass(struct trim *t, size_t cap, int *full)
 	struct victim v;
 	char dir[PATH_MAX];
 	enum pass_end end = PASS_RAN_OUT;
+	const struct victims_stats *st;
 	uint64_t drops;
 
 	if (r == NULL)
@@ -269,7 +270,8 @@ pass(struct trim *t, size_t cap, int *full)
 	 * atime), renamed elsewhere or unreadable.  Any of them may still be
 	 * older than an --older-than cut-off somewhere in the cache.
 	 */
-	drops = victims_stats(vs)->vanished + victims_stats(vs)->moved + victims_stats(vs)->errors;
+	st = victims_stats(vs);
+	drops = st->vanished + st->moved + st->errors;
 	t->skipped += drops;
 	t->changed += drops;
 	victims_free(vs);
