@@ -80,6 +80,13 @@ hold_device(const char *path, int *fd)
 	return -1;
 }
 
+/*
+ * Objects already reported as not removable: a pass from the oldest again
+ * (after objects changed) leaves them be rather than print and count them
+ * twice.  Beyond this many they are reported again, which costs only noise.
+ */
+#define TRIM_REFUSED_MAX 256
+
 struct trim {
 	struct tool_ctx *c;
 	struct fsfree f;		/* now, or as it would be (dry run) */
@@ -91,6 +98,8 @@ struct trim {
 	uint64_t unseen;		/* entries a pass could not look at (unseen_in) */
 	struct cand_key last;		/* the latest object handed: a next pass starts after it */
 	int have_last;
+	uint64_t refused[TRIM_REFUSED_MAX]; /* inodes that would not go, or had no path */
+	size_t nrefused;
 	struct jw w;
 };
 
@@ -175,6 +184,27 @@ note_key(struct trim *t, const struct victim *v)
 	}
 }
 
+static int
+refused_before(const struct trim *t, const struct victim *v)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrefused; i++)
+		if (t->refused[i] == v->ino)
+			return 1;
+	return 0;
+}
+
+/* It would not go: said once, counted once (failed keeps the goal unmet). */
+static void
+refuse(struct trim *t, const struct victim *v)
+{
+	if (t->nrefused < TRIM_REFUSED_MAX)
+		t->refused[t->nrefused++] = v->ino;
+	t->failed++;
+	t->skipped++;
+}
+
 /* One object handed by the victims iterator: removed (or listed), or not. */
 static void
 take(struct trim *t, struct victims *vs, const struct victim *v, const char *dir)
@@ -190,9 +220,10 @@ take(struct trim *t, struct victims *vs, const struct victim *v, const char *dir
 			fprintf(stderr, "cachefiles-cull: %s%s%s: unlink: %s\n",
 				escaped(dir, ed, sizeof(ed)), dir[0] ? "/" : "",
 				escaped(v->name, en, sizeof(en)), strerror(e));
-			t->failed++;
+			refuse(t, v);
+		} else {
+			t->skipped++;
 		}
-		t->skipped++;
 		return;
 	}
 	show(t, dir, v);
@@ -218,8 +249,7 @@ unnamed(struct trim *t, const struct victim *v)
 
 	fprintf(stderr, "cachefiles-cull: .../%s: its path is longer than PATH_MAX; not removed\n",
 		escaped(v->name, en, sizeof(en)));
-	t->failed++;
-	t->skipped++;
+	refuse(t, v);
 }
 
 uint64_t
@@ -258,6 +288,8 @@ pass(struct trim *t, size_t cap, int *full)
 			end = PASS_STOPPED;
 		else if (!cache_in_place(c))
 			end = PASS_ERROR;
+		else if (refused_before(t, &v))
+			continue;
 		else if (scan_dir_path(r, v.dir, dir, sizeof(dir)) < 0)
 			unnamed(t, &v);
 		else

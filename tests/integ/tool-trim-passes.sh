@@ -9,7 +9,7 @@
 # status counts as unseen; once DIR/cache has been
 # moved away, trim removes nothing more there and says its result is error;
 # objects touched to an older atime while trim runs are found by a pass from
-# the oldest again.
+# the oldest again, which names an object that would not go only once.
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"; . "$TOP/tests/integ/cull-lib.inc"
 . "$TOP/tests/integ/tool-lib.inc"
 
@@ -176,5 +176,31 @@ if wait_for 60 blocked; then
 else
 	exec 8<&-
 	not_ok "trim blocked on its output, a second time"
+fi
+
+# The same with an object that will not go: trim looks again from the
+# oldest, but names the object once and counts it once, and the goal is
+# not met.
+check "$N objects made a fifth time" make_cache same
+if chattr +i "$SIM_DIR/cache/Ivol/@02/D2" 2>/dev/null; then
+	trim_on_fifo fifo3
+	if wait_for 60 blocked; then
+		find "$SIM_DIR/cache" -type f -name 'D*' ! -name D2 \
+		    -exec touch -a -d "@$((old - 5))" {} +
+		cat <&8 >"$SIM_TMP/refused.json"
+		exec 8<&-
+		wait "$tpid"
+		check_eq "touched, one immutable: status 3" 3 $?
+		check_grep "  ... the result is exhausted" '"result":"exhausted"' "$SIM_TMP/refused.json"
+		check_eq "  ... the immutable one is named once" 1 \
+		    "$(grep -c 'Ivol/@02/D2: unlink: Operation not permitted' "$TOOL_ERR")"
+		check_eq "  ... it alone is left" 1 "$(count "$SIM_DIR/cache")"
+	else
+		exec 8<&-
+		not_ok "trim blocked on its output, a third time"
+	fi
+	chattr -i "$SIM_DIR/cache/Ivol/@02/D2"
+else
+	skip "touched, one immutable: status 3" "chattr +i does not work on this tmpfs"
 fi
 tap_done
