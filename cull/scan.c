@@ -693,7 +693,12 @@ entry(struct worker *k, struct cdir *cd, const char *name, size_t room, unsigned
 		    S_ISLNK(sb.st_mode) ? DT_LNK : DT_FIFO;
 	}
 	if (type == DT_DIR) {
-		if (kind != NAME_DIR || kcmd_name_len_in(name, room) == 0) {
+		/*
+		 * No command ever names a directory (the culler enters it,
+		 * empty ones go by rmdir): a newline in a volume's name (a
+		 * 9p mount source can hold one) must not hide its objects.
+		 */
+		if (kind != NAME_DIR || strnlen(name, room) >= room) {
 			unknown(k, dir, name, "directory");
 			return;
 		}

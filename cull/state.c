@@ -6,7 +6,6 @@
 #include "cull/heap.h"
 #include "cull/names.h"
 #include "cull/scan.h"
-#include "lib/kcmd.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -227,7 +226,7 @@ state_decode(const void *data, size_t len, const struct state_key *k, uint64_t n
 			if (rec[0] != UINT32_MAX || l != 0)
 				goto bad;
 		} else if (rec[0] >= i || l == 0 || l > NAME_MAX ||
-			   names_kind(name) != NAME_DIR || !kcmd_name_ok(name, l) ||
+			   names_kind(name) != NAME_DIR || memchr(name, '/', l) != NULL ||
 			   scan_dir_depth(r, rec[0]) + 1 > NAMES_MAX_DEPTH) {
 			goto bad;
 		}

@@ -3,7 +3,8 @@
 # A cache tree we did not write.  Old (pre-5.17) layout objects,
 # odd names (blanks, tabs, bytes above 0x7f, '%'), special files and
 # symlinks named like objects, symlinked volume and fan-out directories,
-# an empty volume, an object with an atime in the future, one nested deeper
+# an empty volume, a volume with a newline in its name (its objects are
+# culled and the kept state holds it), an object with an atime in the future, one nested deeper
 # than the scanner goes, and a name that would forge a log line.  Culling
 # must go oldest first, never follow a symlink, never touch anything
 # outside DIR/cache, and keep the log one line per message.
@@ -50,6 +51,12 @@ for i in 1 2 3 4 5; do
 	old 2002-01-01 "$J/Es0g00og$i"
 done
 mkdir -p "$C/Iempty"
+# a volume whose name holds a newline (a 9p mount source can): its old
+# objects are culled, though no command could carry its name
+NLV=$C/$(printf 'I9p,host\ntag,x')
+mkdir -p "$NLV/@00"
+for i in 1 2; do echo x >"$NLV/@00/Dnl$i"; old 1995-01-01 "$NLV/@00/Dnl$i"; done
+echo x >"$NLV/@00/Dnl3"; old 2100-01-01 "$NLV/@00/Dnl3"	# kept, so in the state
 # deeper than the scanner goes, and the oldest object of all
 p=$C/Ideep
 i=0
@@ -77,6 +84,8 @@ check_eq "old objects with blanks, tabs, high bytes and % in their names are cul
 check "a name with a leading blank (not sendable) is left alone" test -f "$C/Ivol1/@01/ Dlead"
 check_eq "old-layout objects (pre-5.17 tree) are culled" 0 "$(find "$C/@4a" -type f | wc -l)"
 check "the object with a future atime is kept (it is the newest)" test -f "$C/Ivol1/@02/Dfuture"
+check_eq "old objects in a volume with a newline in its name are culled" 1 \
+    "$(find "$NLV" -type f -printf x | wc -c)"
 check_eq "no cull of a missing name (every name resolved right)" 0 "$(sim_state cull_missing)"
 # LRU order: every remaining populated object is newer than every culled one
 culled_max=$(grep -E '^[0-9.]+ cull .*/D[0-9]+ \(file\) -> 0$' "$SIM_LOG" | sed 's,.*/D\([0-9]*\) (file).*,\1,' | sort -n | tail -1)
@@ -91,4 +100,12 @@ check "the daemon keeps running" daemon_alive
 daemon_signal TERM
 daemon_wait_exit 5
 check_eq "exit 0" 0 "$DAEMON_STATUS"
+# The state file kept that volume's directory: the next start reads it.
+: >"$DAEMON_LOG"
+daemon_start -n -s -f "$SIM_CONF"
+check "the kept state, with that volume in it, is read back" \
+    wait_for 10 grep -q 'state: [0-9]* candidates kept' "$DAEMON_LOG"
+check_no_grep "  ... not taken for damaged" 'state: .* ignored' "$DAEMON_LOG"
+daemon_signal TERM
+daemon_wait_exit 5
 tap_done
