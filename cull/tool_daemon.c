@@ -196,7 +196,7 @@ tool_cull(struct tool_ctx *c)
 	const struct tool_goal *g = &c->o->goal;
 	char req[CONTROL_REQUEST_MAX], reply[CONTROL_REPLY_MAX], ok[8], result[32];
 	char error[512], sock[ESCAPE_SIZE(128)], b[TOOL_FMT_MAX], gd[64];
-	uint64_t culled = 0, bytes = 0, ms = 0;
+	uint64_t culled = 0, bytes = 0, ms = 0, unseen = 0;
 
 	switch (g->kind) {
 	case TG_TO_RUN: snprintf(req, sizeof(req), "cull to-run"); break;
@@ -240,6 +240,7 @@ tool_cull(struct tool_ctx *c)
 	json_get_u64(reply, "culled", &culled);
 	json_get_u64(reply, "bytes", &bytes);
 	json_get_u64(reply, "ms", &ms);
+	json_get_u64(reply, "unseen", &unseen);
 	tool_goal_describe(g, gd, sizeof(gd));
 	if (c->o->json) {
 		struct jw w;
@@ -250,13 +251,15 @@ tool_cull(struct tool_ctx *c)
 		jw_u64(&w, "culled", culled);
 		jw_u64(&w, "bytes", bytes);
 		jw_double(&w, "seconds", (double)ms / 1000.0, 3);
+		jw_u64(&w, "unseen", unseen);
 		jw_obj_end(&w);
 		fputc('\n', stdout);
 	} else {
 		char r[ESCAPE_SIZE(sizeof(result))];
 		printf("goal     %s: %s\n", gd, strcmp(result, "met") == 0 ? "met" :
-		       strcmp(result, "exhausted") == 0 ? "not met, nothing more could be culled" :
-		       escaped(result, r, sizeof(r)));
+		       strcmp(result, "exhausted") != 0 ? escaped(result, r, sizeof(r)) :
+		       unseen > 0 ? "not met, the daemon's scan could not look at some entries "
+		       "(see its log)" : "not met, nothing more could be culled");
 		printf("culled   %" PRIu64 " objects, %s\n", culled, fmt_bytes(bytes, b, sizeof(b)));
 		printf("took     %.1f s\n", (double)ms / 1000.0);
 	}

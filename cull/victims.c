@@ -584,6 +584,13 @@ victims_kept(const struct victims *vs)
 	return vs->kept;
 }
 
+uint64_t
+victims_kept_atime(const struct victims *vs)
+{
+	/* Kept in the order they were handed: the first is the oldest. */
+	return vs->kept > 0 ? cand_atime(&vs->v[0]) : 0;
+}
+
 const struct victims_stats *
 victims_stats(const struct victims *vs)
 {

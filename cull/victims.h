@@ -75,6 +75,8 @@ void victims_keep(struct victims *vs);
 size_t victims_retry(struct victims *vs);
 size_t victims_left(const struct victims *vs);
 size_t victims_kept(const struct victims *vs);
+/* Atime of the oldest victim kept for a retry; 0 when none is kept. */
+uint64_t victims_kept_atime(const struct victims *vs);
 /*
  * Copy what is left of the table, the kept victims then those not reached,
  * still oldest first, to out (room for victims_kept() + victims_left());

@@ -150,6 +150,7 @@ control_format_goal(const struct engine_goal_report *r, char *buf, size_t size)
 	jw_u64(&w, "culled", r->culled);
 	jw_u64(&w, "bytes", r->culled_bytes);
 	jw_u64(&w, "ms", r->ms);
+	jw_u64(&w, "unseen", r->unseen);
 	jw_obj_end(&w);
 	return jw_mem_close(f, buf, size);
 }

@@ -87,6 +87,7 @@ struct outside_goal {
 	struct goal_active a;
 	uint64_t culled0, bytes0;	/* the engine's counters when it came */
 	uint64_t culled, bytes, ms;	/* frozen when it ended */
+	uint64_t unseen;		/* age goal: unseen() when it ended */
 };
 
 struct engine {
@@ -555,6 +556,18 @@ next_atime(const struct engine *e)
 	return e->vs ? victims_peek_atime(e->vs) : 0;
 }
 
+/* Entries the table's scan could not look at: any may be past an age goal. */
+static uint64_t
+unseen(const struct engine *e)
+{
+	const struct scan_stats *ss;
+
+	if (e->cur == NULL)
+		return 0;
+	ss = scan_stats(e->cur);
+	return ss->errors + ss->too_deep + ss->unsendable;
+}
+
 /* An age goal is unmet while the oldest candidate is past it, or the table may miss some. */
 static int
 goal_unmet(const struct engine *e, const struct goal_active *a, const struct fsfree *f)
@@ -565,6 +578,22 @@ goal_unmet(const struct engine *e, const struct goal_active *a, const struct fsf
 		return !goal_met(a, f, next_atime(e));
 	return e->m.table_started < a->since_ms ||
 	    (e->m.table_full && e->m.round_culled > 0);
+}
+
+/*
+ * Nothing more to cull for an age goal, yet it is not met: an object past
+ * it is in use (kept for the kernel's retry, which a request does not
+ * wait for), or the scan could not look at some entries, any of which may
+ * be past it.
+ */
+static int
+goal_short(const struct engine *e, const struct goal_active *a)
+{
+	if (a->asked.kind != GOAL_OLDER_THAN)
+		return 0;
+	if (e->vs && victims_kept(e->vs) > 0 && victims_kept_atime(e->vs) < a->before_ns)
+		return 1;
+	return unseen(e) > 0;
 }
 
 /* Does some unmet goal other than the age limit remain? */
@@ -1065,7 +1094,7 @@ goals_update(struct engine *e, int exhausted)
 		if (!g->used || g->state != ENGINE_GOAL_PENDING)
 			continue;
 		if (!goal_unmet(e, &g->a, &f))
-			g->state = ENGINE_GOAL_MET;
+			g->state = goal_short(e, &g->a) ? ENGINE_GOAL_EXHAUSTED : ENGINE_GOAL_MET;
 		else if (exhausted || e->m.state == EFSM_DEAD)
 			g->state = ENGINE_GOAL_EXHAUSTED;
 		else
@@ -1073,6 +1102,7 @@ goals_update(struct engine *e, int exhausted)
 		g->culled = e->culled - g->culled0;
 		g->bytes = (e->culled_blocks - g->bytes0) * 512;
 		g->ms = now - g->a.since_ms;
+		g->unseen = g->a.asked.kind == GOAL_OLDER_THAN ? unseen(e) : 0;
 	}
 }
 
@@ -1111,11 +1141,13 @@ engine_goal_poll(struct engine *e, int id, struct engine_goal_report *r)
 		r->culled = e->culled - g->culled0;
 		r->culled_bytes = (e->culled_blocks - g->bytes0) * 512;
 		r->ms = now_ms() - g->a.since_ms;
+		r->unseen = 0;
 		return 0;
 	}
 	r->culled = g->culled;
 	r->culled_bytes = g->bytes;
 	r->ms = g->ms;
+	r->unseen = g->unseen;
 	g->used = 0;
 	return 0;
 }

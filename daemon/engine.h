@@ -69,6 +69,7 @@ struct engine_goal_report {
 	enum engine_goal_state state;
 	uint64_t culled, culled_bytes;	/* by the engine while the goal was active */
 	uint64_t ms;			/* how long it has been active */
+	uint64_t unseen;		/* age goal: entries the last scan could not look at */
 };
 
 /* Returns an id >= 0, or -1: invalid goal, or ENGINE_GOALS_MAX active. Call engine_step() next. */

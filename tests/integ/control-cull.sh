@@ -87,10 +87,24 @@ check_eq "cull after a half-close: one 16 KiB object went" 1 "$(jval culled "$r"
 check_eq "cull after a half-close: the next oldest" 61 "$(cull_survivors v1 $N | head -1)"
 check_no_grep "cull after a half-close: the goal was not withdrawn" 'went away' "$DAEMON_LOG"
 
+# older-than with objects past it in use by the kernel: the others go,
+# those stay, and the goal is not met.
+sim_ctl busy "$(cull_obj_path v1 61)" >/dev/null
+sim_ctl busy "$(cull_obj_path v1 62)" >/dev/null
+c0=$(awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat")
+r=$(ctl "cull older-than $((30 * 86400 - 63 * 60 - 30))" 10000)
+c1=$(awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat")
+check_eq "cull older-than, two past it busy: exhausted" '"exhausted"' "$(jval result "$r")"
+check_eq "  ... the one not busy went" 1 "$(jval culled "$r")"
+check "  ... answered without spinning ($((c1 - c0)) ticks)" test $((c1 - c0)) -lt 50
+check_eq "  ... the busy ones stay, the oldest" "61 62 64" "$(cull_survivors v1 $N | head -3 | tr '\n' ' ' | sed 's/ $//')"
+sim_ctl unbusy "$(cull_obj_path v1 61)" >/dev/null
+sim_ctl unbusy "$(cull_obj_path v1 62)" >/dev/null
+
 # More than the cache holds: everything goes, then "exhausted".
 r=$(ctl "cull bytes 1000000000")
 check_eq "cull bytes beyond the cache: exhausted" '"exhausted"' "$(jval result "$r")"
-check_eq "cull bytes beyond the cache: the rest went" 39 "$(jval culled "$r")"
+check_eq "cull bytes beyond the cache: the rest went" 38 "$(jval culled "$r")"
 check_eq "cull bytes beyond the cache: nothing is left" 0 "$(cull_survivors v1 $N | wc -l)"
 check_grep "one log line per episode" 'culled [0-9]+ objects, [0-9]+\.[0-9] MiB in [0-9]+\.[0-9] s \([0-9]+ busy, skipped\)' "$DAEMON_LOG"
 
@@ -117,9 +131,18 @@ for l in "the kernel asks for culling again" \
 	check "the logcheck rules report: $l" reported "$l"
 done
 
+# An old object no cull command can carry (a newline in its name): the
+# scan cannot offer it, so older-than is not met, and the reply says why.
+nl=$(dirname "$(cull_obj_path v1 99)")/$(printf 'D\nx')
+mkdir -p "$(dirname "$nl")" && : >"$nl"
+touch -a -d "@$((now - 40 * 86400))" "$nl"
 r=$(ctl rescan 2000)
 check_eq "rescan: ok" '{"ok":true}' "$r"
-check "rescan: a scan ran" wait_for 5 sh -c "[ \$(grep -c 'scan: ' '$DAEMON_LOG') -ge 2 ]"
+check "rescan: a scan ran" wait_for 5 sh -c "[ \$(grep -c 'scan: [0-9]* objects' '$DAEMON_LOG') -ge 2 ]"
+r=$(ctl "cull older-than 86400" 10000)
+check_eq "cull older-than, an object the scan cannot offer: exhausted" '"exhausted"' "$(jval result "$r")"
+check_eq "  ... the reply counts it unseen" 1 "$(jval unseen "$r")"
+check "  ... and it is still there" test -f "$nl"
 
 daemon_signal TERM
 daemon_wait_exit 5

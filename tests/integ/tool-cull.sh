@@ -67,6 +67,14 @@ cullc --free 90%; check_eq "exhausted: status 3" 3 $?
 check_grep "exhausted: said so" 'not met, nothing more could be culled' "$TOOL_OUT"
 stop
 
+serve '{"ok":true,"result":"exhausted","culled":3,"bytes":4096,"ms":10,"unseen":2}'
+cullc --older-than 1d; check_eq "exhausted, entries unseen: status 3" 3 $?
+check_grep "  ... says the scan could not look at some" \
+    "not met, the daemon's scan could not look at some entries" "$TOOL_OUT"
+cullc --older-than 1d --json
+check_grep "  ... --json counts them" '"seconds":0.010,"unseen":2}' "$TOOL_OUT"
+stop
+
 serve '{"ok":false,"error":"culling is disabled (nocull)"}'
 cullc --to-run; check_eq "refused: status 1" 1 $?
 check_grep "refused: the daemon's reason" 'refused: culling is disabled \(nocull\)' "$TOOL_ERR"

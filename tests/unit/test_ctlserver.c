@@ -127,7 +127,7 @@ test_error_reply(void **state)
 static void
 test_goal_reply(void **state)
 {
-	struct engine_goal_report r = { ENGINE_GOAL_MET, 12, 49152, 1500 };
+	struct engine_goal_report r = { ENGINE_GOAL_MET, 12, 49152, 1500, 3 };
 	char buf[256], v[64];
 	uint64_t n;
 
@@ -143,6 +143,8 @@ test_goal_reply(void **state)
 	assert_int_equal(n, 49152);
 	assert_int_equal(json_get_u64(buf, "ms", &n), 0);
 	assert_int_equal(n, 1500);
+	assert_int_equal(json_get_u64(buf, "unseen", &n), 0);
+	assert_int_equal(n, 3);
 	r.state = ENGINE_GOAL_EXHAUSTED;
 	assert_true(control_format_goal(&r, buf, sizeof(buf)) > 0);
 	assert_int_equal(json_get(buf, "result", v, sizeof(v)), 0);

@@ -1338,6 +1338,7 @@ test_victims(void **state)
 	struct victims *vs;
 	struct victim v;
 	int fd, i, got[20], n = 0;
+	uint64_t kept_at = 0;
 
 	(void)state;
 	for (i = 0; i < 20; i++) {
@@ -1384,8 +1385,10 @@ test_victims(void **state)
 		/* The descriptor is the object's directory: the name resolves there. */
 		assert_int_equal(fstatat(v.dirfd, v.name, &sb, AT_SYMLINK_NOFOLLOW), 0);
 		assert_true((uint64_t)sb.st_ino == v.ino);
-		if (got[n] == 5)
+		if (got[n] == 5) {
 			victims_keep(vs);
+			kept_at = v.atime_ns;
+		}
 		if (got[n] == 6) {
 			victims_unget(vs);
 			assert_int_equal(victims_next(vs, &v), 1);
@@ -1404,8 +1407,11 @@ test_victims(void **state)
 	/* A replaced object is another inode: its old inode is simply gone. */
 	assert_int_equal(victims_stats(vs)->moved, 1);
 	assert_int_equal(victims_stats(vs)->vanished, 7);
-	/* The kept one comes back in a retry pass. */
+	/* The kept one is known by its atime, and comes back in a retry pass. */
+	assert_int_equal(victims_kept(vs), 1);
+	assert_true(kept_at != 0 && victims_kept_atime(vs) == kept_at);
 	assert_int_equal(victims_retry(vs), 1);
+	assert_true(victims_kept_atime(vs) == 0);
 	assert_int_equal(victims_next(vs, &v), 1);
 	assert_int_equal(sscanf(v.name, "Dvictim-%d-", &got[0]), 1);
 	assert_int_equal(got[0], 5);
