@@ -853,8 +853,13 @@ detach(struct daemon *d)
 	return 0;
 }
 
+/*
+ * Let go of the starter's terminal or pipe: "$(cachefilesd -d)" or
+ * "cachefilesd -d | cat" must not wait for the daemon to end, so only
+ * standard error stays, and only when debugging (as 0.10.10 did).
+ */
 static void
-null_stdio(int keep_output)
+null_stdio(int keep_stderr)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
@@ -863,10 +868,9 @@ null_stdio(int keep_output)
 		return;
 	}
 	dup2(fd, STDIN_FILENO);
-	if (!keep_output) {
-		dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	if (!keep_stderr)
 		dup2(fd, STDERR_FILENO);
-	}
 	if (fd > STDERR_FILENO)
 		close(fd);
 }

@@ -46,4 +46,18 @@ check_eq "a good start with SIGCHLD ignored: the parent exits 0" 0 "$?"
 wait_for 5 test -s "$SIM_TMP/ok.pid"
 kill "$(cat "$SIM_TMP/ok.pid")" 2>/dev/null
 wait_for 5 sh -c "! kill -0 $(cat "$SIM_TMP/ok.pid" 2>/dev/null || echo 0) 2>/dev/null"
+
+# Detached with -d: standard error stays open for the debug messages, but
+# standard output does not, so that a command substitution or a pipe
+# reading the start's output ends when the parent does (checked through
+# the descriptors: a pipe held open would hang this test instead).
+CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -d -f "$SIM_CONF" -p "$SIM_TMP/dbg.pid" \
+    >"$SIM_TMP/dbg.out" 2>"$SIM_TMP/dbg.err"
+check_eq "-d, detached: the parent exits 0" 0 $?
+wait_for 5 test -s "$SIM_TMP/dbg.pid"
+dpid=$(cat "$SIM_TMP/dbg.pid" 2>/dev/null)
+check_eq "  ... the daemon's standard output is /dev/null" /dev/null "$(readlink "/proc/$dpid/fd/1")"
+check_eq "  ... its standard error is kept" "$SIM_TMP/dbg.err" "$(readlink "/proc/$dpid/fd/2")"
+kill "$dpid" 2>/dev/null
+wait_for 5 sh -c "! kill -0 ${dpid:-0} 2>/dev/null"
 tap_done
