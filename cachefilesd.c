@@ -30,7 +30,7 @@ config_error(void *arg, const char *msg)
 
 	fprintf(stderr, "%s\n", msg);
 	if (!opt->to_stderr && opt->action != OPT_TEST)
-		log_warnx("%s", msg);
+		log_errx("%s", msg);
 }
 
 /* The count after the messages, on the same ways as they went. */

@@ -93,13 +93,13 @@ graveyard_open(int parentfd, const char *name)
 	fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
 		if (errno == ENOTDIR || errno == ELOOP)
-			log_warnx("%s: not a directory (a symlink there is not followed)", name);
+			log_errx("%s: not a directory (a symlink there is not followed)", name);
 		else
-			log_warn("%s: open", name);
+			log_err("%s: open", name);
 		return NULL;
 	}
 	if (fstat(fd, &sb) == -1) {
-		log_warn("%s: fstat", name);
+		log_err("%s: fstat", name);
 		close(fd);
 		return NULL;
 	}

@@ -56,7 +56,7 @@ check_xattr(const char *dir, int fd)
 static void
 rdonly_message(const char *dir)
 {
-	log_warnx("%s: the filesystem is mounted read-only: the kernel cannot "
+	log_errx("%s: the filesystem is mounted read-only: the kernel cannot "
 		  "create the cache there; " RDONLY_HINT, dir);
 }
 

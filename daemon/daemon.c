@@ -125,7 +125,7 @@ stop(struct daemon *d, int status)
 static void
 cache_dead(struct daemon *d)
 {
-	log_warnx("cache is dead (EIO), exiting so that the service manager restarts it");
+	log_errx("cache is dead (EIO), exiting so that the service manager restarts it");
 	stop(d, 1);
 }
 
@@ -231,7 +231,7 @@ read_state(struct daemon *d)
 		return 1;
 	}
 	if (r == -EBADMSG) {
-		log_warnx("kernel device: %d malformed state lines in a row; exiting", MALFORMED_MAX);
+		log_errx("kernel device: %d malformed state lines in a row; exiting", MALFORMED_MAX);
 		stop(d, 1);
 		return -1;
 	}
@@ -242,9 +242,9 @@ read_state(struct daemon *d)
 	if (r == -EIO)
 		cache_dead(d);
 	else if (r == -ENODATA)
-		log_warnx("kernel device: the cache is no longer bound");
+		log_errx("kernel device: the cache is no longer bound");
 	else
-		log_warnx("kernel device: read: %s", strerror(-r));
+		log_errx("kernel device: read: %s", strerror(-r));
 	if (r != -EIO)
 		stop(d, 1);
 	return -1;
@@ -681,7 +681,7 @@ static void
 on_term(evutil_socket_t sig, short what, void *arg)
 {
 	(void)what;
-	log_info("Daemon Terminated (signal %d)", (int)sig);
+	log_notice("Daemon Terminated (signal %d)", (int)sig);
 	stop(arg, 0);
 }
 
@@ -897,11 +897,11 @@ absolute_config_path(struct daemon *d, const char *path)
 	if (path[0] == '/')
 		return snprintf_checked(d->config_path, sizeof(d->config_path), "%s", path) < 0 ? -1 : 0;
 	if (getcwd(cwd, sizeof(cwd)) == NULL) {
-		log_warn("getcwd");
+		log_err("getcwd");
 		return -1;
 	}
 	if (snprintf_checked(d->config_path, sizeof(d->config_path), "%s/%s", cwd, path) < 0) {
-		log_warnx("%s: path too long", path);
+		log_errx("%s: path too long", path);
 		return -1;
 	}
 	return 0;
@@ -915,12 +915,12 @@ open_dirs(struct daemon *d)
 	int root = open(kernel_dir(d->k), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (root == -1) {
-		log_warn("%s: open", d->cfg->dir);
+		log_err("%s: open", d->cfg->dir);
 		return -1;
 	}
 	d->cachefd = openat(root, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (d->cachefd == -1)
-		log_warn("%s/cache: open", d->cfg->dir);
+		log_err("%s/cache: open", d->cfg->dir);
 	else
 		d->gy = graveyard_open(root, "graveyard");
 	close(root);
@@ -935,7 +935,7 @@ open_dirs(struct daemon *d)
 		return -1;
 	/* The kernel resolves cull names in our cwd: it is DIR/cache from now on. */
 	if (fchdir(d->cachefd) == -1) {
-		log_warn("%s/cache: fchdir", d->cfg->dir);
+		log_err("%s/cache: fchdir", d->cfg->dir);
 		return -1;
 	}
 	return 0;
@@ -994,7 +994,7 @@ setup_loop(struct daemon *d)
 	struct timeval wdtv;
 
 	if ((d->base = event_base_new()) == NULL) {
-		log_warnx("event loop: event_base_new failed");
+		log_errx("event loop: event_base_new failed");
 		return -1;
 	}
 	d->ev_dev = add_event(d, kernel_fd(d->k), EV_READ | EV_PERSIST, on_wake, NULL);
@@ -1055,7 +1055,7 @@ start(struct daemon *d)
 	if (d->cfg->nocull) {
 		log_info("culling disabled (nocull or -N): the cache is bound but never culled");
 	} else if ((d->eng = engine_new(d->cfg, d->cachefd, d->k)) == NULL) {
-		log_warnx("the cull engine could not start");
+		log_errx("the cull engine could not start");
 		return -1;
 	}
 	/* Only now: every step that can fail the start is behind us. */
@@ -1208,17 +1208,17 @@ daemon_run(const struct options *opt, struct config *cfg)
 		 * for, not a failure (systemctl stop during the start).
 		 */
 		if (d->stopped_waiting) {
-			log_info("Daemon Terminated (stopped before it bound the cache)");
+			log_notice("Daemon Terminated (stopped before it bound the cache)");
 			d->exit_status = 0;
 		} else if (d->exit_status != EXIT_CONFIG) {
 			d->exit_status = EXIT_FAILED;
 		}
 	} else if (!d->stopping) {
 		/* A loopbreak before the loop runs is forgotten: hence the flag. */
-		log_info("Daemon Started");
+		log_notice("Daemon Started");
 		d->exit_status = 0;
 		if (event_base_dispatch(d->base) == -1) {
-			log_warnx("event loop failed");
+			log_errx("event loop failed");
 			d->exit_status = 1;
 		}
 	}

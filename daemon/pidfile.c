@@ -52,12 +52,12 @@ open_parent(const char *path, char *copy, const char **base)
 	}
 	if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0) {
 		errno = EINVAL;
-		log_warn("%s: pidfile name", path);
+		log_err("%s: pidfile name", path);
 		return -1;
 	}
 	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd == -1)
-		log_warn("%s: open directory %s", path, dir);
+		log_err("%s: open directory %s", path, dir);
 	return fd;
 }
 
@@ -80,20 +80,20 @@ fit_for_us(const struct pidfile *pf)
 	struct stat sb;
 
 	if (fstat(pf->fd, &sb) == -1) {
-		log_warn("%s: stat pidfile", pf->path);
+		log_err("%s: stat pidfile", pf->path);
 		return -1;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		log_warnx("%s: refusing a pidfile that is not a regular file", pf->path);
+		log_errx("%s: refusing a pidfile that is not a regular file", pf->path);
 		return -1;
 	}
 	if (sb.st_nlink != 1) {
-		log_warnx("%s: refusing a pidfile with %lu hard links (another file's name?)",
+		log_errx("%s: refusing a pidfile with %lu hard links (another file's name?)",
 			  pf->path, (unsigned long)sb.st_nlink);
 		return -1;
 	}
 	if (sb.st_uid != geteuid()) {
-		log_warnx("%s: refusing a pidfile owned by uid %lu, not by us (uid %lu)",
+		log_errx("%s: refusing a pidfile owned by uid %lu, not by us (uid %lu)",
 			  pf->path, (unsigned long)sb.st_uid, (unsigned long)geteuid());
 		return -1;
 	}
@@ -152,7 +152,7 @@ pidfile_open(const char *path, pid_t *holder)
 		pf->fd = openat(pf->dirfd, pf->base, O_RDWR | O_CREAT | O_CLOEXEC |
 				O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0644);
 		if (pf->fd == -1) {
-			log_warn("%s: open pidfile", path);
+			log_err("%s: open pidfile", path);
 			break;
 		}
 		if (fit_for_us(pf) == -1) {
@@ -165,10 +165,10 @@ pidfile_open(const char *path, pid_t *holder)
 
 			if (err == EWOULDBLOCK) {
 				*holder = read_holder(pf->fd);
-				log_warnx("another cachefilesd (pid %ld) is running: %s is locked",
+				log_errx("another cachefilesd (pid %ld) is running: %s is locked",
 					  (long)*holder, path);
 			} else {
-				log_warn("%s: lock pidfile", path);
+				log_err("%s: lock pidfile", path);
 			}
 			close(pf->fd);
 			pf->fd = -1;
@@ -182,7 +182,7 @@ pidfile_open(const char *path, pid_t *holder)
 		pf->fd = -1;
 	}
 	if (tries == OPEN_TRIES)
-		log_warnx("%s: pidfile keeps being replaced; giving up", path);
+		log_errx("%s: pidfile keeps being replaced; giving up", path);
 	pf_free(pf);
 	return NULL;
 }
@@ -194,11 +194,11 @@ pidfile_write(struct pidfile *pf)
 	int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 
 	if (ftruncate(pf->fd, 0) == -1) {
-		log_warn("%s: truncate pidfile", pf->path);
+		log_err("%s: truncate pidfile", pf->path);
 		return -1;
 	}
 	if (pwrite(pf->fd, buf, (size_t)len, 0) != len) {
-		log_warn("%s: write pidfile", pf->path);
+		log_err("%s: write pidfile", pf->path);
 		return -1;
 	}
 	return 0;

@@ -300,18 +300,18 @@ priv_drop(int cachefd, int gravefd, const char *dir)
 	if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() == -1)
 		log_debug(1, "cap_reset_ambient: %s", strerror(errno));
 	if ((caps = cap_init()) == NULL) {
-		log_warn("cap_init");
+		log_err("cap_init");
 		return -1;
 	}
 	if (nkeep > 0 &&
 	    (cap_set_flag(caps, CAP_EFFECTIVE, nkeep, keep, CAP_SET) == -1 ||
 	     cap_set_flag(caps, CAP_PERMITTED, nkeep, keep, CAP_SET) == -1)) {
-		log_warn("cap_set_flag");
+		log_err("cap_set_flag");
 		cap_free(caps);
 		return -1;
 	}
 	if (cap_set_proc(caps) == -1) {
-		log_warn("dropping capabilities: cap_set_proc");
+		log_err("dropping capabilities: cap_set_proc");
 		cap_free(caps);
 		return -1;
 	}

@@ -45,7 +45,7 @@ open_failed(const struct ktransport *t, const char *path, int err)
 {
 	const char *why = t->explain_open != NULL ? t->explain_open(err) : NULL;
 
-	log_warnx("%s: open: %s (%s)", path, strerror(err),
+	log_errx("%s: open: %s (%s)", path, strerror(err),
 		  why != NULL ? why : kernel_explain("open", err));
 }
 
@@ -59,7 +59,7 @@ kernel_open(const struct ktransport *t, const char *path, unsigned busy_wait_ms)
 	void *conn;
 
 	if (path == NULL && (path = t->default_path()) == NULL) {
-		log_warnx("kernel %s: no path to open", t->name);
+		log_errx("kernel %s: no path to open", t->name);
 		return NULL;
 	}
 	for (;;) {
@@ -175,7 +175,7 @@ config_cmd(struct kchan *k, const char *cmd)
 	if ((r = kernel_cmd(k, "%s", cmd)) == 0)
 		return 0;
 	cmd_word(cmd, word, sizeof(word));
-	log_warnx("kernel refused \"%s\": %s (%s)", cmd, strerror(-r),
+	log_errx("kernel refused \"%s\": %s (%s)", cmd, strerror(-r),
 		  kernel_explain(word, -r));
 	return r;
 }
@@ -186,7 +186,7 @@ config_cmd_arg(struct kchan *k, const char *word, const char *arg)
 	char cmd[KCMD_MAX + 1];
 
 	if (snprintf_checked(cmd, sizeof(cmd), "%s %s", word, arg) == -1) {
-		log_warnx("%s: argument too long for the kernel (%zu bytes)", word,
+		log_errx("%s: argument too long for the kernel (%zu bytes)", word,
 			  strlen(arg));
 		return -E2BIG;
 	}
@@ -221,11 +221,11 @@ kernel_configure(struct kchan *k, const struct config *cfg)
 	int i, n, r;
 
 	if (cfg->dir[0] == '\0') {
-		log_warnx("no cache directory configured (dir)");
+		log_errx("no cache directory configured (dir)");
 		return -EINVAL;
 	}
 	if (strlcpy_checked(k->dir, bind_dir(cfg->dir, real), sizeof(k->dir)) == -1) {
-		log_warnx("%s: path too long", cfg->dir);
+		log_errx("%s: path too long", cfg->dir);
 		return -ENAMETOOLONG;
 	}
 	if ((r = config_cmd_arg(k, "dir", k->dir)) < 0)

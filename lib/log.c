@@ -98,6 +98,26 @@ out:
 }
 
 void
+log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, 1, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_errx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
 log_warn(const char *fmt, ...)
 {
 	va_list ap;

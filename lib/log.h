@@ -22,6 +22,13 @@
 void log_init(const char *ident, int to_stderr, int debug_level);
 int log_get_debug(void);
 
+/*
+ * A failure that ends the daemon, at error priority as 0.10.10 logged
+ * its fatal errors (journalctl -p err finds it); the caller cleans up and
+ * exits.  Everything it survives is a warning.
+ */
+void log_err(const char *fmt, ...) LOG_FMT(1, 2);
+void log_errx(const char *fmt, ...) LOG_FMT(1, 2);
 void log_warn(const char *fmt, ...) LOG_FMT(1, 2);
 void log_warnx(const char *fmt, ...) LOG_FMT(1, 2);
 void log_notice(const char *fmt, ...) LOG_FMT(1, 2);

@@ -50,6 +50,7 @@ keep(const char *fmt, va_list ap, int with_errno)
 
 void __wrap_log_warn(const char *fmt, ...);
 void __wrap_log_warnx(const char *fmt, ...);
+void __wrap_log_errx(const char *fmt, ...);
 
 void
 __wrap_log_warn(const char *fmt, ...)
@@ -63,6 +64,17 @@ __wrap_log_warn(const char *fmt, ...)
 
 void
 __wrap_log_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	keep(fmt, ap, 0);
+	va_end(ap);
+}
+
+/* A check that fails the start says so at error priority. */
+void
+__wrap_log_errx(const char *fmt, ...)
 {
 	va_list ap;
 
