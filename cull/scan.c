@@ -642,7 +642,7 @@ account(struct worker *k, const struct stat *sb, struct dcount *c)
 {
 	struct scan_stats *st = &k->st;
 	int64_t s = sb->st_atim.tv_sec;
-	uint64_t at = timespec_ns(&sb->st_atim);
+	uint64_t at = atime_key(&sb->st_atim);
 	uint64_t bytes = (uint64_t)sb->st_blocks * 512;
 	/* Before 1970 is as old as it gets; in the future, used today. */
 	uint64_t day = s < 0 ? SCAN_HIST_DAYS - 1 : (uint64_t)s >= k->w->now_s ? 0 :

@@ -387,7 +387,7 @@ verify(struct victims *vs, size_t pos, struct victim *v)
 			vs->st.errors++;
 		return 0;
 	}
-	at = timespec_ns(&sb.st_atim);
+	at = atime_key(&sb.st_atim);
 	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_ino != cand_ino(c) ||
 	    at != cand_atime(c)) {
 		vs->st.moved++;

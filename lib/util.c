@@ -178,6 +178,14 @@ u64_sat_add(uint64_t a, uint64_t b)
 }
 
 uint64_t
+atime_key(const struct timespec *ts)
+{
+	uint64_t ns = timespec_ns(ts);
+
+	return ns != 0 ? ns : 1;
+}
+
+uint64_t
 timespec_ns(const struct timespec *ts)
 {
 	uint64_t s;

@@ -52,5 +52,11 @@ struct timespec;
  * store such atimes) is UINT64_MAX, so it still sorts as the newest.
  */
 uint64_t timespec_ns(const struct timespec *ts);
+/*
+ * An object's access time as the cull order's key: timespec_ns(), but
+ * never 0, which the engine, the state file and the age limit read as
+ * "no object": the epoch and anything before it count as 1 ns after it.
+ */
+uint64_t atime_key(const struct timespec *ts);
 
 #endif

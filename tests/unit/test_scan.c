@@ -841,7 +841,10 @@ test_volume_stats(void **state)
 	scan_free(r);
 }
 
-/* An atime of 0 is a time like any other; before 1970 is the oldest bucket, the future today. */
+/*
+ * An atime of 0 is a time like any other (its key is 1 ns: 0 means "no
+ * object" to the engine); before 1970 is the oldest bucket, the future today.
+ */
 static void
 test_epoch_atimes(void **state)
 {
@@ -855,7 +858,7 @@ test_epoch_atimes(void **state)
 	filled("cache/Ic/@00/Dc0", 0, 4096);	/* made first: stat'ed first (inode order) */
 	filled("cache/Ic/@00/Dc1", now - 2 * DAY, 4096);
 	r = scan(0, 1);				/* one worker sees both, 0 first */
-	assert_true(scan_stats(r)->oldest_ns == 0);
+	assert_true(scan_stats(r)->oldest_ns == 1);
 	scan_free(r);
 	filled("cache/Id/@00/Dd0", -315619200, 4096);	/* 1960-01-01 */
 	filled("cache/Ie/@00/De0", now + 5 * DAY, 4096);
@@ -875,8 +878,8 @@ test_epoch_atimes(void **state)
 	assert_non_null(d);
 	assert_non_null(e);
 	assert_int_equal(st->objects, 4);
-	assert_true(st->oldest_ns == 0);
-	assert_true(c->oldest_ns == 0);
+	assert_true(st->oldest_ns == 1);
+	assert_true(c->oldest_ns == 1);
 	assert_true(c->newest_ns == (uint64_t)(now - 2 * DAY) * 1000000000u);
 	assert_true(d->hist[SCAN_HIST_DAYS - 1] == 1 && d->hist[0] == 0);
 	assert_true(e->hist[0] == 1);
@@ -886,7 +889,7 @@ test_epoch_atimes(void **state)
 
 /*
  * A volume whose directory holding an object used at 0 is read before the
- * others keeps 0 as its oldest: over several directory orders (seeds), one
+ * others keeps it (1 ns) as its oldest: over several directory orders (seeds), one
  * worker, so that some order reads that directory first.
  */
 static void
@@ -905,7 +908,7 @@ test_volume_oldest_epoch(void **state)
 	for (seed = 1; seed <= 16; seed++) {
 		struct scan_result *r = scan_with(0, 1, seed);
 		assert_int_equal(scan_nvols(r), 1);
-		assert_true(scan_vol(r, 0)->oldest_ns == 0);
+		assert_true(scan_vol(r, 0)->oldest_ns == 1);
 		assert_true(scan_vol(r, 0)->newest_ns == (uint64_t)(now - 3 * DAY) * 1000000000u);
 		scan_free(r);
 	}
