@@ -394,7 +394,7 @@ walk_given_up(struct graveyard *g, enum where w)
 
 	switch (w) {
 	case WALK_LOST:
-		log_warnx("graveyard: %s is no longer the directory opened at start (moved, "
+		log_errx("graveyard: %s is no longer the directory opened at start (moved, "
 			  "replaced or removed); emptied no more", escaped(g->at, buf, sizeof(buf)));
 		g->lost = 1;
 		break;

@@ -194,7 +194,7 @@ sockaddr_for(const char *path, struct sockaddr_un *sun)
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
 	if (strlcpy_checked(sun->sun_path, path, sizeof(sun->sun_path)) == -1) {
-		log_warnx("control socket %s: path too long", path);
+		log_errx("control socket %s: path too long", path);
 		return -1;
 	}
 	return 0;
@@ -221,7 +221,7 @@ make_dir(const char *path)
 	}
 	if (errno == EEXIST)
 		return 0;
-	log_warn("%s: mkdir", dir);
+	log_err("%s: mkdir", dir);
 	return -1;
 }
 
@@ -234,7 +234,7 @@ listening(const char *path, const struct sockaddr_un *sun)
 	int fd, r;
 
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
-		log_warn("control socket: socket");
+		log_err("control socket: socket");
 		return -1;
 	}
 	r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
@@ -243,7 +243,7 @@ listening(const char *path, const struct sockaddr_un *sun)
 		return 1;
 	if (errno == ECONNREFUSED)
 		return 0;
-	log_warn("control socket %s: connect", path);
+	log_err("control socket %s: connect", path);
 	return -1;
 }
 
@@ -263,11 +263,11 @@ clear_stale(const char *path, const struct sockaddr_un *sun)
 	if (lstat(path, &st) == -1) {
 		if (errno == ENOENT)
 			return 0;
-		log_warn("control socket %s: lstat", path);
+		log_err("control socket %s: lstat", path);
 		return -1;
 	}
 	if (!S_ISSOCK(st.st_mode)) {
-		log_warnx("control socket %s: a file that is not a socket is in the way; "
+		log_errx("control socket %s: a file that is not a socket is in the way; "
 			  "not replacing it (remove it, or set control_socket)", path);
 		return -1;
 	}
@@ -278,14 +278,14 @@ clear_stale(const char *path, const struct sockaddr_un *sun)
 			return -1;
 		}
 	if (r == 1) {
-		log_warnx("control socket %s: another process listens there", path);
+		log_errx("control socket %s: another process listens there", path);
 		return -1;
 	}
 	if (r == -1)
 		return -1;
 	log_info("control socket %s: replacing a stale socket", path);
 	if (unlink(path) == -1 && errno != ENOENT) {
-		log_warn("control socket %s: unlink", path);
+		log_err("control socket %s: unlink", path);
 		return -1;
 	}
 	return 0;
@@ -302,19 +302,19 @@ control_listen(const char *path)
 	    clear_stale(path, &sun) == -1)
 		return -1;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
-		log_warn("control socket: socket");
+		log_err("control socket: socket");
 		return -1;
 	}
 	old = umask(0177);
 	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
 	if (r == -1) {
-		log_warn("control socket %s: bind", path);
+		log_err("control socket %s: bind", path);
 		close(fd);
 		return -1;
 	}
 	if (chmod(path, 0600) == -1 || listen(fd, CONTROL_CLIENTS_MAX) == -1) {
-		log_warn("control socket %s: listen", path);
+		log_err("control socket %s: listen", path);
 		unlink(path);
 		close(fd);
 		return -1;

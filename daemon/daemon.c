@@ -827,11 +827,11 @@ detach(struct daemon *d)
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) == -1) {
-		log_warn("detach: pipe");
+		log_err("detach: pipe");
 		return -1;
 	}
 	if ((pid = fork()) == -1) {
-		log_warn("detach: fork");
+		log_err("detach: fork");
 		return -1;
 	}
 	if (pid > 0) {

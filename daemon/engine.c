@@ -1021,7 +1021,7 @@ cache_in_place(struct engine *e)
 		return 1;	/* the latter cannot happen: the kernel took the directory */
 	if (fstat(e->cachefd, &here) == -1 || fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == -1 ||
 	    here.st_dev != there.st_dev || here.st_ino != there.st_ino) {
-		log_warnx("%s is no longer the cache directory bound at start (moved, replaced "
+		log_errx("%s is no longer the cache directory bound at start (moved, replaced "
 			  "or removed); not culling there; exiting so that the service manager "
 			  "restarts the daemon on the directory as it is now", path);
 		e->lost = 1;
