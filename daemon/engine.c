@@ -565,7 +565,8 @@ unseen(const struct engine *e)
 	if (e->cur == NULL)
 		return 0;
 	ss = scan_stats(e->cur);
-	return ss->errors + ss->too_deep + ss->unsendable;
+	/* No mount identity: the scan entered no directory (tool_unseen() alike). */
+	return ss->errors + ss->too_deep + ss->unsendable + (ss->mount_id_unknown ? 1 : 0);
 }
 
 /* An age goal is unmet while the oldest candidate is past it, or the table may miss some. */
