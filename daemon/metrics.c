@@ -56,11 +56,18 @@ metrics_label(const char *in, char *out, size_t size)
 		return out;
 	while (*s != '\0') {
 		n = utf8_len(s);
-		if (*s == '\\' || *s == '"' || *s == '\n') {
-			esc[0] = '\\';
-			esc[1] = *s == '\n' ? 'n' : (char)*s;
+		/*
+		 * The label's value doubles a backslash, as the control
+		 * socket's layer does, so that a name holding the text
+		 * "\x01" and one holding byte 1 stay two series; then the
+		 * exposition format's own escaping doubles each again.
+		 */
+		if (*s == '\\') {
+			snprintf(esc, sizeof(esc), "\\\\\\\\");
 			n = 1;
-			esc[2] = '\0';
+		} else if (*s == '"') {
+			snprintf(esc, sizeof(esc), "\\\"");
+			n = 1;
 		} else if (n == 0 || *s < 0x20 || *s == 0x7f) {
 			snprintf(esc, sizeof(esc), "\\\\x%02x", *s);
 			n = 1;

@@ -23,8 +23,12 @@ test_label_escaping(void **state)
 	(void)state;
 	assert_string_equal(metrics_label("Inetfs,abc", out, sizeof(out)), "Inetfs,abc");
 	assert_string_equal(metrics_label("a\"b", out, sizeof(out)), "a\\\"b");
-	assert_string_equal(metrics_label("a\\b", out, sizeof(out)), "a\\\\b");
-	assert_string_equal(metrics_label("a\nb", out, sizeof(out)), "a\\nb");
+	/* A backslash is doubled in the value, then each again in the file. */
+	assert_string_equal(metrics_label("a\\b", out, sizeof(out)), "a\\\\\\\\b");
+	/* The text \x01 and byte 1 are two labels; a newline is a control byte. */
+	assert_string_equal(metrics_label("a\\x01", out, sizeof(out)), "a\\\\\\\\x01");
+	assert_string_equal(metrics_label("a\x01", out, sizeof(out)), "a\\\\x01");
+	assert_string_equal(metrics_label("a\nb", out, sizeof(out)), "a\\\\x0ab");
 	/* Control bytes and bytes that are not UTF-8: an escaped backslash, xHH. */
 	assert_string_equal(metrics_label("a\tb", out, sizeof(out)), "a\\\\x09b");
 	assert_string_equal(metrics_label("a\xff", out, sizeof(out)), "a\\\\xff");
@@ -108,7 +112,7 @@ test_names_and_values(void **state)
 	assert_int_equal(atoi(sample(text, "cachefilesd_state{state=\"idle\"}")), 0);
 	assert_int_equal(strncmp(sample(text, "cachefilesd_limit_ratio{limit=\"brun\"}"), "0.07\n", 5), 0);
 	assert_int_equal(atoi(sample(text, "cachefilesd_volume_objects{volume=\"Inetfs,one\"}")), 10);
-	assert_int_equal(atoi(sample(text, "cachefilesd_volume_bytes{volume=\"I\\\"odd\\\"\\n\"}")), 4096);
+	assert_int_equal(atoi(sample(text, "cachefilesd_volume_bytes{volume=\"I\\\"odd\\\"\\\\x0a\"}")), 4096);
 	assert_non_null(sample(text, "cachefilesd_info{version=\"" VERSION "\",tag=\"CacheFiles\",dir=\"/var/cache/fscache\"}"));
 	/* Conventions: every sample's name has its HELP and TYPE; counters end in _total. */
 	for (p = text; (line = strsep(&p, "\n")) != NULL && *line != '\0'; ) {
