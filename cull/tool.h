@@ -131,6 +131,12 @@ int tool_proc_cookies(uint64_t *cookies, uint64_t *volumes);
  */
 struct scan_stats;
 uint64_t tool_unseen(const struct scan_stats *st);
+/*
+ * A run, cull or stop limit in blocks or files as the kernel sets it at
+ * bind, (total / 100) * pct, so that "below run" and trim --to-run agree
+ * with the kernel's own checks to the block.
+ */
+uint64_t tool_kernel_limit(uint64_t total, unsigned pct);
 
 /* tool_scan.c: a scan with progress on a terminal after a second. */
 struct scan_result;

@@ -121,10 +121,10 @@ now_s(void)
 	return (uint64_t)time(NULL);
 }
 
-static uint64_t
-pct_ceil(uint64_t total, unsigned pct)
+uint64_t
+tool_kernel_limit(uint64_t total, unsigned pct)
 {
-	return total / 100 * pct + (total % 100 * pct + 99) / 100;
+	return total / 100 * pct;
 }
 
 /* ---- status ---- */
@@ -138,11 +138,11 @@ zone(uint64_t free, uint64_t total, const unsigned *lim)
 {
 	if (total == 0)
 		return "";
-	if (free < pct_ceil(total, lim[2]))
+	if (free < tool_kernel_limit(total, lim[2]))
 		return "below stop: nothing new is cached";
-	if (free < pct_ceil(total, lim[1]))
+	if (free < tool_kernel_limit(total, lim[1]))
 		return "below cull: culling wanted";
-	if (free < pct_ceil(total, lim[0]))
+	if (free < tool_kernel_limit(total, lim[0]))
 		return "below run";
 	return "above run";
 }

@@ -440,8 +440,8 @@ tool_trim(struct tool_ctx *c)
 	}
 	switch (g->kind) {
 	case TG_TO_RUN:
-		t.t.bavail = pct_ceil(t.f.blocks, c->cfg.limit[LIM_BRUN]);
-		t.t.ffree = pct_ceil(t.f.files, c->cfg.limit[LIM_FRUN]);
+		t.t.bavail = tool_kernel_limit(t.f.blocks, c->cfg.limit[LIM_BRUN]);
+		t.t.ffree = tool_kernel_limit(t.f.files, c->cfg.limit[LIM_FRUN]);
 		break;
 	case TG_FREE_PCT:
 		t.t.bavail = pct_ceil(t.f.blocks, g->value);

@@ -97,4 +97,34 @@ check "--version with standard output full: status 1" sh -c "\"\$0\" --version >
 check_grep "--version prints it" '^cachefiles-cull [0-9]' "$(
 	"$TOOL" --version >"$SIM_TMP/v"; echo "$SIM_TMP/v")"
 check_eq "nothing was changed" "$before" "$(tree_sums)"
+
+# The run limit as the kernel sets it, (blocks / 100) * 7 with the default
+# brun 7%: free blocks just above it are above run, one below it below,
+# whatever the exact percentage says.
+# leave_free N: fill the tmpfs outside DIR/cache until N blocks are free.
+leave_free() {
+	rm -f "$SIM_FS/filler"
+	a=$(stat -f -c %a "$SIM_FS")
+	[ "$a" -gt "$1" ] && dd if=/dev/zero of="$SIM_FS/filler" bs="$(stat -f -c %S "$SIM_FS")" \
+	    count=$((a - $1)) 2>/dev/null
+	[ "$(stat -f -c %a "$SIM_FS")" -eq "$1" ]
+}
+if [ "$SIM_TMPFS" = 1 ]; then
+	lim=$(( $(stat -f -c %b "$SIM_FS") / 100 * 7 ))
+	if leave_free $((lim + 3)); then
+		tool status
+		check_grep "free blocks 3 over the kernel's brun: above run" 'brun 7%.*above run$' "$TOOL_OUT"
+	else
+		not_ok "left $((lim + 3)) blocks free"
+	fi
+	if leave_free $((lim - 1)); then
+		tool status
+		check_grep "free blocks 1 under the kernel's brun: below run" 'brun 7%.*below run$' "$TOOL_OUT"
+	else
+		not_ok "left $((lim - 1)) blocks free"
+	fi
+	rm -f "$SIM_FS/filler"
+else
+	skip "status against the kernel's brun" "no tmpfs of our own"
+fi
 tap_done
