@@ -843,6 +843,21 @@ test_outside_goal_exhausted(void **state)
 	rig_stop(&r);
 }
 
+/* Start, scan once, ask for g and run until the engine rests; returns g's id. */
+static int
+goal_after_first_scan(struct rig *r, struct kstate *st, const struct goal *g, unsigned *delay)
+{
+	int id;
+
+	rig_start(r, 0);
+	first_scan(r, st);
+	engine_step(r->e, st, delay);
+	id = engine_goal_add(r->e, g);
+	assert_true(id >= 0);
+	assert_int_equal(run_until_rest(r, st, delay), ENGINE_IDLE);
+	return id;
+}
+
 /* An age goal culls exactly what is older; a withdrawn goal stops culling. */
 static void
 test_outside_goal_older_than_and_cancel(void **state)
@@ -857,12 +872,7 @@ test_outside_goal_older_than_and_cancel(void **state)
 	(void)state;
 	/* Objects used 1..100 minutes ago: the 40 used over an hour ago go. */
 	make_tree(100);
-	rig_start(&r, 0);
-	first_scan(&r, &st);
-	engine_step(r.e, &st, &delay);
-	id = engine_goal_add(r.e, &g);
-	assert_true(id >= 0);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	id = goal_after_first_scan(&r, &st, &g, &delay);
 	assert_int_equal(nculls, 40);
 	for (i = 0; i < nculls; i++)
 		assert_int_equal(order[i], i);
@@ -898,12 +908,7 @@ test_outside_goal_older_than_unseen(void **state)
 	make_tree(10);			/* used 1..10 minutes ago: none past the hour */
 	for (blind = 1; blind >= 0; blind--) {
 		atomic_store(&no_mount_id, blind);
-		rig_start(&r, 0);
-		first_scan(&r, &st);
-		engine_step(r.e, &st, &delay);
-		id = engine_goal_add(r.e, &g);
-		assert_true(id >= 0);
-		assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+		id = goal_after_first_scan(&r, &st, &g, &delay);
 		assert_int_equal(engine_goal_poll(r.e, id, &rep), 0);
 		assert_int_equal(rep.state, blind ? ENGINE_GOAL_EXHAUSTED : ENGINE_GOAL_MET);
 		assert_true(rep.unseen == (blind ? 1u : 0u));
