@@ -7,7 +7,7 @@
  * output is shown: level 1 gives decisions (scan, cull, reload), level 2
  * per-batch detail, level 3 raw kernel traffic.
  *
- * log_warn() and fatal() append ": strerror(errno)"; the x variants do not.
+ * log_err(), log_warn() and fatal() append ": strerror(errno)"; the x variants do not.
  * Callers name the object and the operation, for example
  *   log_warn("%s: open", path);
  * Identical warnings repeated within a short window are rate-limited.
