@@ -248,7 +248,7 @@ build(struct recipe *r, int rootfd, struct obj *objs)
 			set_atime(cur->fd, name, sec, nsec);
 			FUZZ_CHECK(fstatat(cur->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0, "stat");
 			if (cur->entered && cur->data_ok && sendable_data(name)) {
-				objs[nobj].at = timespec_ns(&sb.st_atim);
+				objs[nobj].at = atime_key(&sb.st_atim);
 				objs[nobj++].ino = sb.st_ino;
 			}
 			break;
@@ -262,8 +262,8 @@ build(struct recipe *r, int rootfd, struct obj *objs)
 			lv[top + 1] = (struct level){
 				.fd = fd,
 				.depth = cur->depth + 1,
+				/* whatever bytes the name holds: no command names it */
 				.entered = cur->entered && names_kind(name) == NAME_DIR &&
-				    kcmd_name_ok(name, strlen(name)) &&
 				    cur->depth + 1 <= NAMES_MAX_DEPTH,
 				.data_ok = cur->depth + 1 >= 2 && (name[0] == '@' || name[0] == '+'),
 			};
@@ -316,7 +316,7 @@ check_cand(struct scan_result *res, int rootfd, const struct cand *c)
 		FUZZ_CHECK(fstatat(fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 			   S_ISREG(sb.st_mode), "candidate '%s/%s' is not a regular file",
 			   path, de->d_name);
-		FUZZ_CHECK(timespec_ns(&sb.st_atim) == cand_atime(c),
+		FUZZ_CHECK(atime_key(&sb.st_atim) == cand_atime(c),
 			   "candidate '%s/%s' has another atime", path, de->d_name);
 		break;
 	}
