@@ -72,6 +72,7 @@ struct daemon {
 	 * "since the daemon started" (status, metrics) go on from them.
 	 */
 	struct engine_snap carry;
+	int rootfd;			/* DIR, opened before bind (bind_cache) */
 	int cachefd;
 
 	struct kstate st;		/* latest state; released counters accumulate */
@@ -907,23 +908,18 @@ absolute_config_path(struct daemon *d, const char *path)
 	return 0;
 }
 
-/* Open DIR/cache and DIR/graveyard without following a symlink at either name. */
+/*
+ * Open DIR/cache and DIR/graveyard, in the DIR opened before bind, without
+ * following a symlink at either name.
+ */
 static int
 open_dirs(struct daemon *d)
 {
-	/* The string the kernel was given, resolved once (a link's target). */
-	int root = open(kernel_dir(d->k), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (root == -1) {
-		log_err("%s: open", d->cfg->dir);
-		return -1;
-	}
-	d->cachefd = openat(root, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d->cachefd = openat(d->rootfd, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (d->cachefd == -1)
 		log_err("%s/cache: open", d->cfg->dir);
 	else
-		d->gy = graveyard_open(root, "graveyard");
-	close(root);
+		d->gy = graveyard_open(d->rootfd, "graveyard");
 	if (d->gy != NULL) {
 		char path[PATH_MAX];
 
@@ -939,6 +935,44 @@ open_dirs(struct daemon *d)
 		return -1;
 	}
 	return 0;
+}
+
+static int
+open_root(const char *path)
+{
+	return open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * Is the DIR opened before bind still what the path the kernel was given
+ * names after it?  The kernel resolves that path once, at bind, somewhere
+ * between the two looks; if a directory in it was moved or swapped
+ * meanwhile, nobody can tell which directory it bound, and culling in the
+ * one opened here could empty a tree the kernel never took.  The path has
+ * no symbolic links in it (kernel_configure() resolved them): only a
+ * rename or a mount changes what it names.  Left: a directory swapped
+ * and swapped back within the bind, by someone who may rename above DIR.
+ */
+static int
+root_unmoved(struct daemon *d)
+{
+	struct stat before, after;
+	int fd = open_root(kernel_dir(d->k));
+	int same;
+
+	if (fd == -1) {
+		log_err("%s: open after bind", kernel_dir(d->k));
+		return 0;
+	}
+	/* Not there before bind (made meanwhile?): as unsure as a moved one. */
+	same = d->rootfd >= 0 && fstat(d->rootfd, &before) == 0 && fstat(fd, &after) == 0 &&
+	    before.st_dev == after.st_dev && before.st_ino == after.st_ino;
+	close(fd);
+	if (!same)
+		log_errx("%s was moved or replaced while the cache was being bound: the kernel "
+			 "may have bound another directory; not culling in either; exiting",
+			 kernel_dir(d->k));
+	return same;
 }
 
 static int
@@ -960,7 +994,9 @@ bind_cache(struct daemon *d)
 			d->exit_status = EXIT_CONFIG;
 		return -1;
 	}
-	if (kernel_bind(d->k) < 0)
+	/* Failing here leaves the cause to bind (no such directory, say). */
+	d->rootfd = open_root(kernel_dir(d->k));
+	if (kernel_bind(d->k) < 0 || !root_unmoved(d))
 		return -1;
 	/*
 	 * This line, "Daemon Started" and "Daemon Terminated" begin as
@@ -1100,6 +1136,8 @@ cleanup(struct daemon *d)
 	kernel_close(d->k);
 	if (d->cachefd >= 0)
 		close(d->cachefd);
+	if (d->rootfd >= 0)
+		close(d->rootfd);
 	if (d->base != NULL)
 		event_base_free(d->base);
 	pidfile_remove(d->pf);
@@ -1174,6 +1212,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 	d->opt = opt;
 	d->cfg = cfg;
 	d->report_fd = -1;
+	d->rootfd = -1;
 	d->cachefd = -1;
 	d->engfd = -1;
 	d->ctl_fd = -1;

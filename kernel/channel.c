@@ -196,20 +196,23 @@ config_cmd_arg(struct kchan *k, const char *word, const char *arg)
 /*
  * The kernel resolves "dir" without following a final symbolic link (bind
  * fails with ENOTDIR), yet /var/cache/fscache is often a link to a bigger
- * disk; send the link's target instead, as the administrator meant.
+ * disk; send the link's target instead, as the administrator meant.  Any
+ * link further up is resolved too: the daemon opens DIR before bind and
+ * checks after it that the path still names what it opened, which a link
+ * swapped in between would defeat (daemon.c, root_unmoved()).  A path that
+ * does not resolve goes as it is, for bind to say why it fails.
  */
 static const char *
 bind_dir(const char *dir, char *real)
 {
 	struct stat st;
 
-	if (lstat(dir, &st) == -1 || !S_ISLNK(st.st_mode))
+	if (realpath(dir, real) == NULL || strcmp(real, dir) == 0)
 		return dir;
-	if (realpath(dir, real) == NULL) {
-		log_warn("%s: symbolic link: realpath", dir);
-		return dir;
-	}
-	log_info("%s is a symbolic link: binding %s", dir, real);
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		log_info("%s is a symbolic link: binding %s", dir, real);
+	else
+		log_info("%s: binding %s, its path without symbolic links", dir, real);
 	return real;
 }
 

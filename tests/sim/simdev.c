@@ -151,6 +151,7 @@ static struct {
 	unsigned long left;		/* culls until the rename; 0 = disarmed */
 	int at_bind;			/* rename at the next successful bind instead */
 	int release;			/* release "from" instead of renaming it */
+	int exchange;			/* swap "from" and "to" (both must exist) */
 	char from[PATH_MAX], to[PATH_MAX];
 } hook;
 
@@ -170,6 +171,14 @@ run_hook(int bind)
 			apply_busy("release", hook.from, &st);
 		else
 			sim_log("hook: release %s failed: %s", hook.from, errname(errno));
+		return;
+	}
+	if (hook.exchange) {
+		if (renameat2(AT_FDCWD, hook.from, AT_FDCWD, hook.to, RENAME_EXCHANGE) == 0)
+			sim_log("hook: exchanged %s and %s", hook.from, hook.to);
+		else
+			sim_log("hook: exchange %s and %s failed: %s", hook.from, hook.to,
+				errname(errno));
 		return;
 	}
 	if (rename(hook.from, hook.to) == 0)
@@ -912,6 +921,7 @@ ctl_rename_after(const char *arg, char *rep, size_t sz)
 	hook.left = n;
 	hook.at_bind = 0;
 	hook.release = 0;
+	hook.exchange = 0;
 	sim_log("ctl: rename-after %lu %s %s", n, hook.from, hook.to);
 	return reply(rep, sz, 0, "ok");
 }
@@ -933,23 +943,29 @@ ctl_release_after(const char *arg, char *rep, size_t sz)
 	hook.left = n;
 	hook.at_bind = 0;
 	hook.release = 1;
+	hook.exchange = 0;
 	sim_log("ctl: release-after %lu %s", n, hook.from);
 	return reply(rep, sz, 0, "ok");
 }
 
-/* "rename-at-bind FROM TO" (absolute paths): arm the hook for the next bind. */
+/*
+ * "rename-at-bind FROM TO" and "exchange-at-bind FROM TO" (absolute paths):
+ * arm the hook for the next bind.
+ */
 static int
-ctl_rename_at_bind(const char *arg, char *rep, size_t sz)
+ctl_rename_at_bind(int exchange, const char *arg, char *rep, size_t sz)
 {
+	const char *verb = exchange ? "exchange-at-bind" : "rename-at-bind";
 	int used = 0;
 
 	if (sscanf(arg, "%4095s %4095s%n", hook.from, hook.to, &used) != 2 ||
 	    arg[used] != '\0' || hook.from[0] != '/' || hook.to[0] != '/')
-		return reply(rep, sz, -1, "error usage: rename-at-bind /FROM /TO");
+		return reply(rep, sz, -1, "error usage: %s /FROM /TO", verb);
 	hook.left = 0;
 	hook.at_bind = 1;
 	hook.release = 0;
-	sim_log("ctl: rename-at-bind %s %s", hook.from, hook.to);
+	hook.exchange = exchange;
+	sim_log("ctl: %s %s %s", verb, hook.from, hook.to);
 	return reply(rep, sz, 0, "ok");
 }
 
@@ -976,7 +992,7 @@ ctl_fault(const char *arg, char *rep, size_t sz)
 int
 dev_control(const char *req, char *rep, size_t sz)
 {
-	char verb[16];
+	char verb[24];
 	const char *arg;
 	size_t n = strcspn(req, " ");
 
@@ -1011,7 +1027,9 @@ dev_control(const char *req, char *rep, size_t sz)
 	if (strcmp(verb, "release-after") == 0)
 		return ctl_release_after(arg, rep, sz);
 	if (strcmp(verb, "rename-at-bind") == 0)
-		return ctl_rename_at_bind(arg, rep, sz);
+		return ctl_rename_at_bind(0, arg, rep, sz);
+	if (strcmp(verb, "exchange-at-bind") == 0)
+		return ctl_rename_at_bind(1, arg, rep, sz);
 	if (strcmp(verb, "fault") == 0)
 		return ctl_fault(arg, rep, sz);
 	if (strcmp(verb, "malformed") == 0) {
