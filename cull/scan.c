@@ -1189,6 +1189,12 @@ scan_kept_cands(struct scan_result *r, struct cand *v, size_t n)
 	r->st.partial = 1;
 }
 
+void
+scan_kept_unseen(struct scan_result *r, uint64_t n)
+{
+	r->st.unseen_kept = n;
+}
+
 uint32_t
 scan_dir_parent(const struct scan_result *r, uint32_t dir)
 {
@@ -1721,6 +1727,14 @@ const struct scan_stats *
 scan_stats(const struct scan_result *r)
 {
 	return &r->st;
+}
+
+uint64_t
+scan_unseen(const struct scan_stats *st)
+{
+	/* No mount identity: the walk entered no directory, so it saw nothing. */
+	return st->errors + st->too_deep + st->unsendable + (st->mount_id_unknown ? 1 : 0) +
+	    st->unseen_kept;
 }
 
 size_t

@@ -121,6 +121,7 @@ struct scan_stats {
 	uint64_t empties_removed;	/* empty directories removed (empties_root) */
 	uint64_t empties_busy;		/* refused by the kernel (EBUSY): in use */
 	int mount_id_unknown;		/* no mount identity here: no directory entered */
+	uint64_t unseen_kept;		/* a kept table: what its walk could not look at */
 	uint64_t oldest_ns, newest_ns;	/* atime range of data objects */
 	uint64_t hist[SCAN_HIST_DAYS];
 	uint64_t size_hist[SCAN_SIZE_BUCKETS];	/* by scan_size_bucket() */
@@ -146,6 +147,12 @@ struct scan_result *scan_run(int rootfd, const struct scan_opts *opt,
 void scan_free(struct scan_result *r);
 
 const struct scan_stats *scan_stats(const struct scan_result *r);
+/*
+ * Entries a walk could not look at (unreadable, too deep, unsendable; all
+ * of them when it had no mount identity and entered no directory): any of
+ * them may be past an age goal, which is then not met.
+ */
+uint64_t scan_unseen(const struct scan_stats *st);
 size_t scan_nvols(const struct scan_result *r);
 const struct scan_vol *scan_vol(const struct scan_result *r, size_t i);
 
@@ -176,6 +183,7 @@ void scan_keep_oldest(struct scan_result *r, size_t n);
 struct scan_result *scan_kept_new(int rootfd);
 uint32_t scan_kept_dir(struct scan_result *r, uint32_t parent, const char *name);
 void scan_kept_cands(struct scan_result *r, struct cand *v, size_t n);
+void scan_kept_unseen(struct scan_result *r, uint64_t n);
 /* The directory table, entry by entry: UINT32_MAX / NULL / 0 out of range. */
 uint32_t scan_dir_parent(const struct scan_result *r, uint32_t dir);
 const char *scan_dir_name(const struct scan_result *r, uint32_t dir);

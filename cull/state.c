@@ -119,6 +119,8 @@ state_encode_list(struct scan_result *r, const struct cand *c, size_t nlist,
 	h.written_s = now_s;
 	h.complete_ns = !full && n == nlist ? UINT64_MAX : cand_atime(&c[n - 1]);
 	h.objects = scan_stats(r)->objects;
+	h.unseen = scan_unseen(scan_stats(r)) < UINT32_MAX ? (uint32_t)scan_unseen(scan_stats(r)) :
+	    UINT32_MAX;
 	h.ndirs = ndirs;
 	h.ncand = (uint32_t)n;
 	h.names_len = names;
@@ -184,8 +186,7 @@ state_decode(const void *data, size_t len, const struct state_key *k, uint64_t n
 		return STATE_DAMAGED;
 	*why = "damaged: counts out of range";
 	if (h.ndirs == 0 || h.ndirs > STATE_MAX_DIRS || h.ncand == 0 ||
-	    h.ncand > STATE_MAX_CAND || h.names_len == 0 || h.names_len > STATE_MAX_NAMES ||
-	    h.reserved != 0)
+	    h.ncand > STATE_MAX_CAND || h.names_len == 0 || h.names_len > STATE_MAX_NAMES)
 		return STATE_DAMAGED;
 	need = sizeof(h) + (size_t)h.ndirs * 8 + h.names_len + (size_t)h.ncand * sizeof(struct cand);
 	*why = "damaged: truncated or too long";
@@ -236,6 +237,7 @@ state_decode(const void *data, size_t len, const struct state_key *k, uint64_t n
 	v = xreallocarray(NULL, h.ncand, sizeof(*v));
 	memcpy(v, cands, (size_t)h.ncand * sizeof(*v));
 	scan_kept_cands(r, v, h.ncand);
+	scan_kept_unseen(r, h.unseen);
 	for (i = 0; i < h.ncand; i++)
 		if (v[i].dir >= h.ndirs || !scan_dir_data(r, v[i].dir) || cand_atime(&v[i]) == 0 ||
 		    (i > 0 && cand_cmp(&v[i - 1], &v[i]) > 0))
@@ -244,6 +246,7 @@ state_decode(const void *data, size_t len, const struct state_key *k, uint64_t n
 		info->written_s = h.written_s;
 		info->complete_ns = h.complete_ns;
 		info->objects = h.objects;
+		info->unseen = h.unseen;
 		info->ncand = h.ncand;
 	}
 	*why = NULL;

@@ -44,7 +44,8 @@ struct state_hdr {
 	uint64_t written_s;		/* wall clock */
 	uint64_t complete_ns;		/* every object older is listed; UINT64_MAX: all */
 	uint64_t objects;		/* the scan's object count */
-	uint32_t ndirs, ncand, names_len, reserved;
+	uint32_t ndirs, ncand, names_len;
+	uint32_t unseen;		/* what the scan could not look at (scan_unseen), saturated */
 	uint64_t sum;			/* FNV-1a 64 of the file with this field 0 */
 };
 
@@ -53,7 +54,7 @@ struct state_key {
 };
 
 struct state_info {
-	uint64_t written_s, complete_ns, objects;
+	uint64_t written_s, complete_ns, objects, unseen;
 	size_t ncand;
 };
 

@@ -122,16 +122,6 @@ int tool_caches_bound(FILE *f, const char *tag);
 int tool_proc_cookies(uint64_t *cookies, uint64_t *volumes);
 
 /*
- * tool_trim.c: entries a scan could not look at: unreadable directories
- * or entries, directories deeper than the scan goes, data names no cull
- * command can carry (never candidates), or everything when the scan had
- * no mount identity.  Any of them may be older than a --older-than
- * cut-off, so that goal is not met while there are some.  Objects beyond
- * another mount are not this cache's and do not count.
- */
-struct scan_stats;
-uint64_t tool_unseen(const struct scan_stats *st);
-/*
  * A run, cull or stop limit in blocks or files as the kernel sets it at
  * bind, (total / 100) * pct, so that "below run" and trim --to-run agree
  * with the kernel's own checks to the block.

@@ -237,7 +237,7 @@ tool_status(struct tool_ctx *c)
 		jw_u64(&w, "newest_atime", st->newest_ns / 1000000000u);
 		jw_u64(&w, "unknown", st->unknown);
 		jw_u64(&w, "errors", st->errors);
-		jw_u64(&w, "unseen", tool_unseen(st));
+		jw_u64(&w, "unseen", scan_unseen(st));
 		jw_u64(&w, "scan_ms", st->ms);
 		if (d.answers) {
 			jw_obj_begin(&w, "daemon");

@@ -252,13 +252,6 @@ unnamed(struct trim *t, const struct victim *v)
 	refuse(t, v);
 }
 
-uint64_t
-tool_unseen(const struct scan_stats *st)
-{
-	/* No mount identity: the scan entered no directory, so it saw nothing. */
-	return st->errors + st->too_deep + st->unsendable + (st->mount_id_unknown ? 1 : 0);
-}
-
 /*
  * One pass over a fresh scan of the objects after the last one handed (a
  * dry run removes nothing, so a pass after a full table must not list the
@@ -279,8 +272,8 @@ pass(struct trim *t, size_t cap, int *full)
 	if (r == NULL)
 		return PASS_ERROR;
 	*full = scan_ncand(r) >= cap;
-	if (tool_unseen(scan_stats(r)) > t->unseen)
-		t->unseen = tool_unseen(scan_stats(r));
+	if (scan_unseen(scan_stats(r)) > t->unseen)
+		t->unseen = scan_unseen(scan_stats(r));
 	vs = victims_new(r, c->cachefd);
 	while (end == PASS_RAN_OUT && victims_next(vs, &v)) {
 		note_key(t, &v);

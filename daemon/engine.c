@@ -560,13 +560,7 @@ next_atime(const struct engine *e)
 static uint64_t
 unseen(const struct engine *e)
 {
-	const struct scan_stats *ss;
-
-	if (e->cur == NULL)
-		return 0;
-	ss = scan_stats(e->cur);
-	/* No mount identity: the scan entered no directory (tool_unseen() alike). */
-	return ss->errors + ss->too_deep + ss->unsendable + (ss->mount_id_unknown ? 1 : 0);
+	return e->cur != NULL ? scan_unseen(scan_stats(e->cur)) : 0;
 }
 
 /* An age goal is unmet while the oldest candidate is past it, or the table may miss some. */

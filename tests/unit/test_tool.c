@@ -231,18 +231,18 @@ test_unseen(void **state)
 	memset(&st, 0, sizeof(st));
 	st.mounts = 3;		/* other mounts are not this cache's */
 	st.vanished = 2;
-	assert_true(tool_unseen(&st) == 0);
+	assert_true(scan_unseen(&st) == 0);
 	st.errors = 1;
-	assert_true(tool_unseen(&st) == 1);
+	assert_true(scan_unseen(&st) == 1);
 	st.errors = 0;
 	st.too_deep = 2;
-	assert_true(tool_unseen(&st) == 2);
+	assert_true(scan_unseen(&st) == 2);
 	st.too_deep = 0;
 	st.unsendable = 4;
-	assert_true(tool_unseen(&st) == 4);
+	assert_true(scan_unseen(&st) == 4);
 	st.unsendable = 0;
 	st.mount_id_unknown = 1;
-	assert_true(tool_unseen(&st) > 0);
+	assert_true(scan_unseen(&st) > 0);
 }
 
 static void
