@@ -156,8 +156,8 @@ tool_proc_cookies(uint64_t *cookies, uint64_t *volumes)
 }
 
 /*
- * cull -d DIR: the daemon on the socket must serve DIR, or the cull would
- * go to another cache.  No daemon answering (nothing listens) is left to
+ * cull -d DIR (or -f naming DIR): the daemon on the socket must serve DIR,
+ * or the cull would go to another cache.  No daemon answering (nothing listens) is left to
  * the cull's own call.
  */
 static int
@@ -197,6 +197,8 @@ tool_cull(struct tool_ctx *c)
 	char req[CONTROL_REQUEST_MAX], reply[CONTROL_REPLY_MAX], ok[8], result[32];
 	char error[512], sock[ESCAPE_SIZE(128)], b[TOOL_FMT_MAX], gd[64];
 	uint64_t culled = 0, bytes = 0, ms = 0, unseen = 0;
+	const char *want = c->o->dir != NULL ? c->o->dir :
+	    c->o->conf != NULL && config_given(&c->cfg, "dir") ? c->cfg.dir : NULL;
 
 	switch (g->kind) {
 	case TG_TO_RUN: snprintf(req, sizeof(req), "cull to-run"); break;
@@ -212,7 +214,8 @@ tool_cull(struct tool_ctx *c)
 		return TOOL_ERR;
 	}
 	escape_text(c->socket, sock, sizeof(sock));
-	if (c->o->dir != NULL && !serves(c->socket, c->o->dir, sock))
+	/* The cache named by -d, or by the file -f names: the daemon must serve it. */
+	if (want != NULL && !serves(c->socket, want, sock))
 		return TOOL_ERR;
 	if (control_call(c->socket, req, reply, sizeof(reply), 0) < 0) {
 		int e = errno;

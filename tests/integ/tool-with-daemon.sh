@@ -57,6 +57,13 @@ check_eq "cull -d naming another cache: refused, status 1" 1 "$?"
 check_grep "cull -d naming another cache: says which cache the daemon serves" \
     "serves $SIM_DIR, not $other" "$out"
 check_eq "cull -d naming another cache: nothing culled" "$N" "$(cull_survivors v1 "$N" | wc -l)"
+# The same named by a configuration file, with the daemon's socket in it.
+sed "s|^dir .*|dir $other|" "$SIM_CONF" > "$SIM_TMP/other.conf"
+"$TOOL" -f "$SIM_TMP/other.conf" cull --bytes 1 > "$out" 2>&1
+check_eq "cull -f naming another cache: refused, status 1" 1 "$?"
+check_grep "cull -f naming another cache: says which cache the daemon serves" \
+    "serves $SIM_DIR, not $other" "$out"
+check_eq "cull -f naming another cache: nothing culled" "$N" "$(cull_survivors v1 "$N" | wc -l)"
 "$TOOL" -d "$other" -s "$SIM_CTLSOCK" trim --older-than 1s --device "$SIM_TMP/no-device" > "$out" 2>&1
 check_eq "trim of another cache while a daemon runs: refused, status 1" 1 "$?"
 check_grep "trim of another cache: names the daemon's cache" "another cache \\($SIM_DIR\\)" "$out"
