@@ -1195,6 +1195,20 @@ scan_kept_unseen(struct scan_result *r, uint64_t n)
 	r->st.unseen_kept = n;
 }
 
+void
+scan_kept_truncate(struct scan_result *r, size_t n)
+{
+	struct cand *v;
+
+	if (n >= r->heap.n || n == 0)
+		return;
+	/* Give the rest back: cull_memory bounds what stays. */
+	if ((v = realloc(r->heap.v, n * sizeof(*v))) != NULL)
+		r->heap.v = v;
+	r->heap.n = r->heap.cap = n;
+	r->sorted = r->selected = n;
+}
+
 uint32_t
 scan_dir_parent(const struct scan_result *r, uint32_t dir)
 {

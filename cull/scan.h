@@ -184,6 +184,8 @@ struct scan_result *scan_kept_new(int rootfd);
 uint32_t scan_kept_dir(struct scan_result *r, uint32_t parent, const char *name);
 void scan_kept_cands(struct scan_result *r, struct cand *v, size_t n);
 void scan_kept_unseen(struct scan_result *r, uint64_t n);
+/* Keep the n oldest candidates of a result built from kept state (n <= its count). */
+void scan_kept_truncate(struct scan_result *r, size_t n);
 /* The directory table, entry by entry: UINT32_MAX / NULL / 0 out of range. */
 uint32_t scan_dir_parent(const struct scan_result *r, uint32_t dir);
 const char *scan_dir_name(const struct scan_result *r, uint32_t dir);

@@ -198,8 +198,16 @@ state_decode(const void *data, size_t len, const struct state_key *k, uint64_t n
 	*why = "from another cache";
 	if (h.dev != k->dev || h.ino != k->ino || h.tag != k->tag)
 		return STATE_FOREIGN;
+	/*
+	 * Every object is checked again before its cull: the age only bounds
+	 * how much checking a file may cost.  A clock set back a little (a
+	 * boot before the time is synchronised) keeps the file.
+	 */
+	*why = "written in the future: the clock was set back";
+	if (h.written_s > now_s && h.written_s - now_s > STATE_MAX_AHEAD_S)
+		return STATE_STALE;
 	*why = "stale";
-	if (h.written_s > now_s || now_s - h.written_s > STATE_MAX_AGE_S)
+	if (now_s > h.written_s && now_s - h.written_s > STATE_MAX_AGE_S)
 		return STATE_STALE;
 
 	dirs = buf + sizeof(h);
@@ -302,8 +310,18 @@ state_save(int dirfd, const void *buf, size_t len)
 	return 0;
 }
 
+void
+state_cut(struct scan_result *r, struct state_info *info, size_t max)
+{
+	if (max == 0 || info->ncand <= max)
+		return;
+	scan_kept_truncate(r, max);
+	info->ncand = max;
+	info->complete_ns = cand_atime(&scan_cands(r)[max - 1]);
+}
+
 int
-state_load(int dirfd, void **out, size_t *outlen)
+state_load(int dirfd, void **out, size_t *outlen, const char **why)
 {
 	size_t max = sizeof(struct state_hdr) + (size_t)STATE_MAX_DIRS * 8 + STATE_MAX_NAMES +
 	    (size_t)STATE_MAX_CAND * sizeof(struct cand);
@@ -312,12 +330,24 @@ state_load(int dirfd, void **out, size_t *outlen)
 	size_t got = 0;
 	int fd = openat(dirfd, STATE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
-	if (fd < 0)
+	*why = NULL;
+	if (fd < 0) {
+		if (errno == ELOOP)
+			*why = "a symbolic link, not followed";
+		else if (errno == ENXIO)
+			*why = "not a regular file";	/* a socket */
 		return -1;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0 ||
-	    (uint64_t)sb.st_size > max) {
+	}
+	if (fstat(fd, &sb) < 0) {
 		close(fd);
-		errno = EINVAL;
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode))
+		*why = "not a regular file";
+	else if (sb.st_size < 0 || (uint64_t)sb.st_size > max)
+		*why = "larger than a state file can be";
+	if (*why != NULL) {
+		close(fd);
 		return -1;
 	}
 	buf = xmalloc((size_t)sb.st_size + 1);

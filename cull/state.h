@@ -36,6 +36,7 @@ struct scan_result;
 #define STATE_MAX_DIRS (1u << 22)
 #define STATE_MAX_NAMES (1u << 26)
 #define STATE_MAX_AGE_S (7 * 86400)		/* older: stale */
+#define STATE_MAX_AHEAD_S 86400		/* a clock set back by more: refused */
 
 struct state_hdr {
 	char magic[8];
@@ -89,7 +90,7 @@ int state_encode_list(struct scan_result *r, const struct cand *c, size_t n,
 enum state_refusal {
 	STATE_OK,
 	STATE_DAMAGED,		/* size, magic, version, byte order, checksum or content */
-	STATE_STALE,		/* written in the future or more than STATE_MAX_AGE_S ago */
+	STATE_STALE,		/* more than STATE_MAX_AGE_S ago, or STATE_MAX_AHEAD_S ahead */
 	STATE_FOREIGN,		/* another cache, or the same path recreated */
 };
 
@@ -104,7 +105,16 @@ enum state_refusal state_decode(const void *buf, size_t len, const struct state_
 
 /* Write buf to dirfd/STATE_FILE through STATE_TMP, fsync and rename: 0 or -1 (errno). */
 int state_save(int dirfd, const void *buf, size_t len);
-/* Read dirfd/STATE_FILE (a regular file, not followed): 0 and a malloc'ed buffer, or -1. */
-int state_load(int dirfd, void **buf, size_t *len);
+/*
+ * Read dirfd/STATE_FILE (a regular file, not followed): 0 and a malloc'ed
+ * buffer, or -1 with *why the reason, or NULL and errno (ENOENT: none).
+ */
+int state_load(int dirfd, void **buf, size_t *len, const char **why);
+/*
+ * Keep only the max oldest candidates of a result state_decode() made (a
+ * file written under a larger cull_memory); info follows: the list is then
+ * complete only below its youngest.
+ */
+void state_cut(struct scan_result *r, struct state_info *info, size_t max);
 
 #endif

@@ -274,30 +274,39 @@ new_victims(struct engine *e, struct scan_result *r)
 static void
 state_read(struct engine *e)
 {
+	uint64_t now = (uint64_t)time(NULL);
 	struct state_info info;
 	struct scan_result *r;
 	struct state_key k;
 	const char *why;
-	size_t len;
+	size_t len, cap;
 	void *buf;
 	int fd = state_dir(e, &k);
 
 	if (fd < 0)
 		return;
-	if (state_load(fd, &buf, &len) < 0) {
-		if (errno != ENOENT)
+	if (state_load(fd, &buf, &len, &why) < 0) {
+		if (why != NULL)
+			log_warnx("state: %s ignored (%s); a full scan runs", STATE_FILE, why);
+		else if (errno != ENOENT)
 			log_warn("state: %s ignored; a full scan runs", STATE_FILE);
 		close(fd);
 		return;
 	}
 	close(fd);
-	if (state_decode(buf, len, &k, (uint64_t)time(NULL), e->cachefd, &r, &info, &why) !=
-	    STATE_OK) {
+	if (state_decode(buf, len, &k, now, e->cachefd, &r, &info, &why) != STATE_OK) {
 		log_warnx("state: %s ignored (%s); a full scan runs", STATE_FILE, why);
 		free(buf);
 		return;
 	}
 	free(buf);
+	/* Written under a larger cull_memory: the oldest that fit now. */
+	cap = (e->cull_memory ? e->cull_memory : TARGET_DEFAULT_MEMORY) / sizeof(struct cand);
+	if (info.ncand > cap) {
+		log_info("state: %zu candidates kept, %zu within cull_memory: the oldest of them "
+			 "are used", info.ncand, cap);
+		state_cut(r, &info, cap);
+	}
 	e->cur = r;
 	e->vs = new_victims(e, r);
 	e->cur_kept = 1;
@@ -306,7 +315,7 @@ state_read(struct engine *e)
 	e->cur_written_s = info.written_s;
 	log_info("state: %zu candidates kept by the scan of %llu s ago; each is checked "
 		 "again before its cull", info.ncand,
-		 (unsigned long long)((uint64_t)time(NULL) - info.written_s));
+		 (unsigned long long)(now > info.written_s ? now - info.written_s : 0));
 }
 
 /* What is left of cur to keep: the busy victims kept for a retry and those not reached. */
@@ -340,7 +349,7 @@ state_write(struct engine *e, const struct cand *c, size_t n)
 			  STATE_FILE);
 	else {
 		if ((r = state_save(fd, buf, len)) < 0)
-			log_warn("state: %s not written", STATE_FILE);
+			log_warn("state: %s not written (through %s)", STATE_FILE, STATE_TMP);
 		else
 			log_debug(1, "state: %zu candidates, %zu bytes written to %s", n, len,
 				  STATE_FILE);

@@ -108,6 +108,7 @@ static uint64_t fake_bsize = 4096;
 static int fake_state_blocks;	/* the kept state's file takes its blocks */
 static uint64_t fake_state_extra;	/* and these more, which nobody foresaw */
 static int rig_state_file = 1;	/* state_file for the next rig */
+static uint64_t rig_cull_memory;	/* cull_memory for the next rig, 0: the default */
 
 /* The next rig starts as on a fresh cache, without a kept table. */
 static void
@@ -227,6 +228,7 @@ setup(void **state)
 	fake_state_blocks = 0;
 	fake_state_extra = 0;
 	rig_state_file = 1;
+	rig_cull_memory = 0;
 	return 0;
 }
 
@@ -258,6 +260,8 @@ rig_start_early(struct rig *r, uint64_t cull_age, int cull_early)
 	r->cfg.cull_early = cull_early;
 	r->cfg.scan_threads = 2;
 	r->cfg.state_file = rig_state_file;
+	if (rig_cull_memory != 0)
+		r->cfg.cull_memory = rig_cull_memory;
 	snprintf(r->cfg.dir, sizeof(r->cfg.dir), "%s", top);
 	snprintf(p, sizeof(p), "%s/cache", top);
 	r->cachefd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
@@ -970,6 +974,34 @@ kept_100(void)
 }
 
 /*
+ * A kept table written under a larger cull_memory: only its oldest that
+ * fit the new one are read, and culled from while the scan runs.
+ */
+static void
+test_kept_cut_to_cull_memory(void **state)
+{
+	struct kstate st = wants(1);
+	struct rig r;
+	unsigned delay;
+	int i;
+
+	(void)state;
+	kept_100();
+	rig_cull_memory = 40 * sizeof(struct cand);
+	atomic_store(&hold, 1);
+	st.brun = BASE_FREE;
+	st.frun = BASE_FREE + 60;
+	rig_start(&r, 0);
+	engine_step(r.e, &st, &delay);
+	(void)run_until_rest(&r, &st, &delay);
+	assert_int_equal(nculls, 40);		/* the rest waits for the scan */
+	for (i = 0; i < nculls; i++)
+		assert_int_equal(order[i], i);
+	atomic_store(&hold, 0);
+	rig_stop(&r);
+}
+
+/*
  * What the last scan could not look at goes with its kept table: an age
  * goal answered from that table after a restart, before the new scan has
  * ended, is exhausted with the count, not met.
@@ -1476,6 +1508,7 @@ cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown)
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_unseen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_unseen_kept, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_kept_cut_to_cull_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_and_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_while_scanning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_keeps_what_is_left, setup, teardown),

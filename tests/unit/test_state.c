@@ -19,9 +19,11 @@
 #include "cull/scan.h"
 #include "cull/state.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NOW 1800000000ull
@@ -121,6 +123,16 @@ test_round_trip(void **state)
 	assert_int_equal(state_encode(r, &key, NOW, 0, &buf, &len), 0);
 	assert_int_equal(state_decode(buf, len, &key, NOW, -1, &back, &info, &why), STATE_OK);
 	assert_true(info.unseen == 7 && scan_unseen(scan_stats(back)) == 7);
+	scan_free(back);
+	/* Cut to the 20 oldest (cull_memory lowered since): complete below the 20th. */
+	assert_int_equal(state_decode(buf, len, &key, NOW, -1, &back, &info, &why), STATE_OK);
+	state_cut(back, &info, 20);
+	assert_int_equal(info.ncand, 20);
+	assert_int_equal(scan_ncand(back), 20);
+	assert_true(info.complete_ns == 20 * 1000000000ull);
+	assert_true(cand_atime(&scan_cands(back)[19]) == 20 * 1000000000ull);
+	state_cut(back, &info, 30);		/* no more than it has */
+	assert_int_equal(scan_ncand(back), 20);
 	scan_free(back);
 	free(buf);
 	scan_kept_unseen(r, 1ull << 40);
@@ -251,8 +263,10 @@ test_header_refusals(void **state)
 	header_case(h_ino, STATE_FOREIGN, "another cache", NOW);
 	header_case(h_tag, STATE_FOREIGN, "another cache", NOW);
 	header_case(h_ncand, STATE_DAMAGED, "range", NOW);
-	/* Written in the future, or more than a week ago: stale. */
-	header_case(h_none, STATE_STALE, "stale", NOW - 1);
+	/* More than a day in the future (a clock set back far), or a week ago: stale. */
+	header_case(h_none, STATE_STALE, "future", NOW - STATE_MAX_AHEAD_S - 1);
+	header_case(h_none, STATE_OK, "", NOW - STATE_MAX_AHEAD_S);
+	header_case(h_none, STATE_OK, "", NOW - 1);
 	header_case(h_none, STATE_STALE, "stale", NOW + STATE_MAX_AGE_S + 1);
 	header_case(h_none, STATE_OK, "", NOW + STATE_MAX_AGE_S);
 }
@@ -380,6 +394,7 @@ test_save_and_load(void **state)
 {
 	char dir[] = "/tmp/test_state.XXXXXX";
 	struct scan_result *r = sample(5);
+	const char *why;
 	void *buf, *back;
 	size_t len, blen;
 	int fd;
@@ -388,21 +403,30 @@ test_save_and_load(void **state)
 	assert_non_null(mkdtemp(dir));
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
-	assert_int_equal(state_load(fd, &back, &blen), -1);
+	assert_int_equal(state_load(fd, &back, &blen, &why), -1);
+	assert_null(why);
+	assert_int_equal(errno, ENOENT);
 	assert_int_equal(state_encode(r, &key, NOW, 0, &buf, &len), 0);
 	assert_int_equal(state_save(fd, buf, len), 0);
 	assert_int_equal(faccessat(fd, STATE_TMP, F_OK, 0), -1);
-	assert_int_equal(state_load(fd, &back, &blen), 0);
+	assert_int_equal(state_load(fd, &back, &blen, &why), 0);
 	assert_int_equal(blen, len);
 	assert_memory_equal(back, buf, len);
 	free(back);
 	/* A leftover temporary file is replaced. */
 	close(openat(fd, STATE_TMP, O_WRONLY | O_CREAT, 0600));
 	assert_int_equal(state_save(fd, buf, len), 0);
-	/* A symlink in its place is not followed. */
+	/* A symlink in its place is not followed; nor is anything but a file read. */
 	assert_int_equal(unlinkat(fd, STATE_FILE, 0), 0);
 	assert_int_equal(symlinkat("/etc/passwd", fd, STATE_FILE), 0);
-	assert_int_equal(state_load(fd, &back, &blen), -1);
+	assert_int_equal(state_load(fd, &back, &blen, &why), -1);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "symbolic link"));
+	assert_int_equal(unlinkat(fd, STATE_FILE, 0), 0);
+	assert_int_equal(mkfifoat(fd, STATE_FILE, 0600), 0);
+	assert_int_equal(state_load(fd, &back, &blen, &why), -1);
+	assert_non_null(why);
+	assert_string_equal(why, "not a regular file");
 	assert_int_equal(unlinkat(fd, STATE_FILE, 0), 0);
 	close(fd);
 	assert_int_equal(rmdir(dir), 0);
