@@ -22,6 +22,7 @@
 
 #define AGE_MAX (3650 * 86400ULL)		/* as cull_age */
 #define SIZE_MAX_BYTES (1ULL << 60)
+#define SOCKET_PATH_MAX 107			/* sun_path, less its NUL */
 
 static const char *const cmd_names[] = {
 	[CMD_NONE] = "", [CMD_STATUS] = "status", [CMD_REPORT] = "report",
@@ -189,7 +190,16 @@ apply(struct tool_opts *o, const struct opt *p, const char *arg, char *err, size
 	switch (p->id) {
 	case O_CONF: o->conf = arg; break;
 	case O_DIR: o->dir = arg; break;
-	case O_SOCKET: o->socket = arg; break;
+	case O_SOCKET:
+		/* What connect() can take; "none" means something only in the file. */
+		if (strcmp(arg, "none") == 0)
+			return usage_error(err, errlen, "--socket: 'none' turns the socket off in "
+					   "the configuration; here, name a socket");
+		if (strlen(arg) > SOCKET_PATH_MAX)
+			return usage_error(err, errlen, "--socket: longer than %d bytes",
+					   SOCKET_PATH_MAX);
+		o->socket = arg;
+		break;
 	case O_DEVICE: o->device = arg; break;
 	case O_JSON: o->json = 1; break;
 	case O_DRY: o->dry_run = 1; break;

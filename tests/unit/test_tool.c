@@ -75,6 +75,29 @@ test_args_order(void **state)
 	assert_true(o.version);
 }
 
+/* -s takes what connect() can: 107 bytes; "none" belongs to the file. */
+static void
+test_args_socket(void **state)
+{
+	struct tool_opts o;
+	char err[256], p[200];
+
+	(void)state;
+	memset(p, 'a', sizeof(p));
+	p[0] = '/';
+	p[107] = '\0';
+	assert_int_equal(parse(&o, err, A("-s"), p, A("status"), NULL), TOOL_OK);
+	assert_string_equal(o.socket, p);
+	p[107] = 'a';
+	p[108] = '\0';
+	assert_int_equal(parse(&o, err, A("-s"), p, A("status"), NULL), TOOL_USAGE);
+	assert_non_null(strstr(err, "longer than 107 bytes"));
+	assert_int_equal(parse(&o, err, A("--socket=none"), A("cull"), A("--to-run"), NULL),
+			 TOOL_USAGE);
+	assert_non_null(strstr(err, "'none'"));
+	assert_int_equal(parse(&o, err, A("-s"), A("rel/sock"), A("status"), NULL), TOOL_OK);
+}
+
 static void
 test_args_misuse(void **state)
 {
@@ -508,6 +531,7 @@ main(void)
 		cmocka_unit_test(test_goal_values),
 		cmocka_unit_test(test_config_parsers),
 		cmocka_unit_test(test_unseen),
+		cmocka_unit_test(test_args_socket),
 		cmocka_unit_test(test_volume_names),
 		cmocka_unit_test(test_formatting),
 		cmocka_unit_test(test_manpage_matches_help),
