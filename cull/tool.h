@@ -105,6 +105,7 @@ struct tool_daemon {
 	int answers;			/* the daemon of this cache replied to "status" */
 	int other;			/* a daemon replied, for another directory (dir) */
 	int err;			/* errno of the call when none replied */
+	char refused[128];		/* a daemon replied with an error: its reason */
 	char dir[8192];			/* the directory the replying daemon serves */
 	char reply[8192];		/* its reply, a flat JSON object */
 };

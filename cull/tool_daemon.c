@@ -53,7 +53,7 @@ same_dir(int dirfd, const char *path)
 void
 tool_daemon_status(const char *socket, int dirfd, struct tool_daemon *d)
 {
-	char ok[8];
+	char ok[8] = "";
 
 	memset(d, 0, sizeof(*d));
 	if (socket[0] == '\0') {	/* control_socket none */
@@ -66,6 +66,10 @@ tool_daemon_status(const char *socket, int dirfd, struct tool_daemon *d)
 		return;
 	}
 	if (json_get(d->reply, "ok", ok, sizeof(ok)) < 0 || strcmp(ok, "true") != 0) {
+		/* A refusal (not root, say) is an answer, with its reason. */
+		if (strcmp(ok, "false") == 0 &&
+		    json_get(d->reply, "error", d->refused, sizeof(d->refused)) < 0)
+			snprintf(d->refused, sizeof(d->refused), "no reason given");
 		d->err = EPROTO;
 		return;
 	}

@@ -265,7 +265,9 @@ tool_status(struct tool_ctx *c)
 	printf("%-12s %s\n", "bound", d.answers ? "yes (the daemon answers)" :
 	       d.other ? "no (the bound cache is the other daemon's)" :
 	       proc == 1 ? "yes (" "/proc/fs/fscache/caches" ")" :
-	       proc == 0 ? "no" : "unknown (no daemon answers; /proc/fs/fscache/caches unreadable)");
+	       proc == 0 ? "no" : d.refused[0] != '\0' ?
+	       "unknown (the daemon refused to answer; /proc/fs/fscache/caches unreadable)" :
+	       "unknown (no daemon answers; /proc/fs/fscache/caches unreadable)");
 	if (d.answers) {
 		uint64_t goals = 0, culled = 0, cb = 0, scans = 0;
 		json_get_u64(d.reply, "goals", &goals);
@@ -281,6 +283,9 @@ tool_status(struct tool_ctx *c)
 		printf("%-12s the one on %s serves another cache, %s\n", "daemon", sock, b3);
 	} else if (c->socket[0] == '\0') {
 		printf("%-12s no control socket (control_socket none)\n", "daemon");
+	} else if (d.refused[0] != '\0') {
+		escape_text(d.refused, b3, sizeof(b3));
+		printf("%-12s the one on %s refused to answer: %s\n", "daemon", sock, b3);
 	} else {
 		printf("%-12s not answering on %s (%s)\n", "daemon", sock, strerror(d.err));
 	}

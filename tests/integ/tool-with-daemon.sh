@@ -181,4 +181,17 @@ if command -v python3 >/dev/null 2>&1; then
 else
 	skip "a dir with a backslash and a byte not UTF-8" "python3 is not installed"
 fi
+# Not root, past the socket's mode: status says the daemon refused, and why.
+if command -v setpriv >/dev/null 2>&1; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+dac_override \
+	    --ambient-caps=+dac_override "$TOOL" -f "$SIM_CONF" status > "$out" 2>&1
+	if grep -q 'Operation not permitted\|setpriv:' "$out"; then
+		skip "status not root: the refusal named" "setpriv cannot keep CAP_DAC_OVERRIDE here"
+	else
+		check_grep "status not root: the refusal named" \
+		    '^daemon +the one on .* refused to answer: permission denied$' "$out"
+	fi
+else
+	skip "status not root: the refusal named" "setpriv is not installed"
+fi
 tap_done
