@@ -526,7 +526,8 @@ tool_list(struct tool_ctx *c)
 			jw_obj_begin(&w, NULL);
 			jw_str(&w, "path", path);
 			jw_u64(&w, "atime", v.atime_ns / 1000000000u);
-			jw_u64(&w, "atime_ns", v.atime_ns);
+			/* 1 ns is atime_key()'s epoch (0 means "none" in the table): shown as 0. */
+			jw_u64(&w, "atime_ns", v.atime_ns == 1 ? 0 : v.atime_ns);
 			jw_u64(&w, "bytes", v.blocks * 512);
 			jw_obj_end(&w);
 		} else {

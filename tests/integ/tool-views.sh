@@ -127,4 +127,12 @@ if [ "$SIM_TMPFS" = 1 ]; then
 else
 	skip "status against the kernel's brun" "no tmpfs of our own"
 fi
+
+# An object used at the epoch (or before, which counts as the epoch): list
+# gives it 0 in both fields, as its atime says, first of all.
+: >"$SIM_DIR/cache/Iv1/@00/Depoch"
+touch -a -d @0 "$SIM_DIR/cache/Iv1/@00/Depoch"
+tool list --json -n 1
+check_grep "list --json: an object at the epoch shows 0 ns" \
+    '"path":"Iv1/@00/Depoch","atime":0,"atime_ns":0,' "$TOOL_OUT"
 tap_done
