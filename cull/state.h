@@ -6,7 +6,7 @@
  * The file holds the oldest candidates of the last scan (atime, inode and
  * the directory, by the chain of names from DIR/cache) and the atime below
  * which that list is complete, behind a header with a magic, a version, a
- * byte-order mark, the cache it describes (device and inode of DIR/cache,
+ * byte-order mark, the cache it describes (filesystem and inode of DIR/cache,
  * a hash of the tag) and an FNV-1a 64 checksum of the whole file.  It is
  * read back into a scan result the culler uses as any other table: each
  * object is re-stat'ed by name and culled only if it is the same inode with
@@ -41,7 +41,7 @@ struct scan_result;
 struct state_hdr {
 	char magic[8];
 	uint32_t version, bom;
-	uint64_t dev, ino, tag;		/* the cache: DIR/cache, hash of the tag */
+	uint64_t dev, ino, tag;		/* the cache: fsid (else st_dev), its inode, tag */
 	uint64_t written_s;		/* wall clock */
 	uint64_t complete_ns;		/* every object older is listed; UINT64_MAX: all */
 	uint64_t objects;		/* the scan's object count */

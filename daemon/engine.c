@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -224,6 +225,25 @@ early_notify(void *arg)
  * errno 0 when DIR/cache is not that directory (moved, replaced, gone),
  * else why DIR could not be opened.
  */
+/*
+ * The filesystem, by an identity that outlives a reboot: its fsid (from
+ * the UUID on ext4 and btrfs), else its device number, which a btrfs
+ * subvolume or a device-mapper volume may change from one boot to the
+ * next, and the kept state would be refused as another cache's.
+ */
+static uint64_t
+fs_identity(int fd, const struct stat *sb)
+{
+	struct statfs sf;
+	uint32_t a, b;
+
+	if (fstatfs(fd, &sf) < 0)
+		return (uint64_t)sb->st_dev;
+	memcpy(&a, &sf.f_fsid.__val[0], sizeof(a));
+	memcpy(&b, &sf.f_fsid.__val[1], sizeof(b));
+	return a != 0 || b != 0 ? (uint64_t)a << 32 | b : (uint64_t)sb->st_dev;
+}
+
 static int
 state_dir(const struct engine *e, struct state_key *k)
 {
@@ -246,7 +266,7 @@ state_dir(const struct engine *e, struct state_key *k)
 		errno = 0;
 		return -1;
 	}
-	k->dev = (uint64_t)here.st_dev;
+	k->dev = fs_identity(e->cachefd, &here);
 	k->ino = (uint64_t)here.st_ino;
 	k->tag = e->tag_hash;
 	return fd;

@@ -28,6 +28,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -964,13 +965,32 @@ kept_run(void)
 	atomic_store(&walked, 0);
 }
 
-/* The same on 100 objects: all 100 kept. */
+/* The filesystem's fsid as statfs gives it, else its device number. */
+static uint64_t
+fsid_or_dev(void)
+{
+	struct statfs sf;
+	struct stat sb;
+	uint32_t a, b;
+
+	assert_int_equal(statfs(top, &sf), 0);
+	assert_int_equal(stat(top, &sb), 0);
+	memcpy(&a, &sf.f_fsid.__val[0], sizeof(a));
+	memcpy(&b, &sf.f_fsid.__val[1], sizeof(b));
+	return a != 0 || b != 0 ? (uint64_t)a << 32 | b : (uint64_t)sb.st_dev;
+}
+
+/*
+ * The same on 100 objects: all 100 kept, keyed to the filesystem by its
+ * fsid, which a reboot keeps (a device number may change).
+ */
 static void
 kept_100(void)
 {
 	make_tree(100);
 	kept_run();
 	assert_int_equal(kept_header().ncand, 100);
+	assert_true(kept_header().dev == fsid_or_dev());
 }
 
 /*
