@@ -390,6 +390,9 @@ tool_report(struct tool_ctx *c)
 		jw_u64(&w, "oldest_atime", st->oldest_ns / 1000000000u);
 		jw_u64(&w, "newest_atime", st->newest_ns / 1000000000u);
 		jw_u64(&w, "unknown", st->unknown);
+		/* The text's "figures are short" warning, for a script. */
+		jw_u64(&w, "errors", st->errors);
+		jw_u64(&w, "unseen", scan_unseen(st));
 		jw_arr_begin(&w, "volumes");
 		for (v = 0; v < scan_nvols(r); v++) {
 			const struct scan_vol *sv = scan_vol(r, v);

@@ -109,6 +109,8 @@ find "$SIM_DIR/cache" -type f -exec touch -a -d "@$old" {} +
 check_grep "status --json counts them as unseen" '"unseen":2[,}]' "$TOOL_OUT"
 check_grep "  ... and says on stderr that its figures are short" \
     "^cachefiles-cull: 2 entries were not looked at .*figures are short" "$TOOL_ERR"
+"$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" report --json >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_grep "report --json counts them as unseen too" '"errors":0,"unseen":2,' "$TOOL_OUT"
 trim --json --device "$DEV"
 check_eq "objects too deep or with a newline: status 3" 3 $?
 check_grep "too deep, a newline: the result is exhausted" '"result":"exhausted"' "$TOOL_OUT"
