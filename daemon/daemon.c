@@ -73,6 +73,7 @@ struct daemon {
 	 */
 	struct engine_snap carry;
 	int rootfd;			/* DIR, opened before bind (bind_cache) */
+	int accounted;			/* account_final() has run */
 	int cachefd;
 
 	struct kstate st;		/* latest state; released counters accumulate */
@@ -302,6 +303,18 @@ write_metrics(struct daemon *d, const struct status *s)
 	metrics_write(d->cfg->metrics_file, s, d->vols, n);
 }
 
+static void
+log_episode(const struct daemon *d, const struct engine_snap *e, const char *end)
+{
+	uint64_t ms = now_ms() - d->ep_t0;
+
+	log_info("culled %llu objects, %.1f MiB in %llu.%llu s (%llu busy, skipped)%s",
+		 (unsigned long long)(e->culled - d->ep_culled),
+		 (double)(e->culled_bytes - d->ep_bytes) / (1024.0 * 1024.0),
+		 (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100),
+		 (unsigned long long)(e->busy - d->ep_busy), end);
+}
+
 /*
  * An episode runs while the kernel asks, a goal asked over the socket is
  * pending, or the engine culls (the age limit): one log line when it ends.
@@ -318,16 +331,9 @@ episode(struct daemon *d, const struct status *s)
 		     e->state == EFSM_CULLING || e->state == EFSM_RETRYING_BUSY);
 	int moved = e->culled != d->ep_culled || e->busy != d->ep_busy;
 	int ended = d->eng != NULL && !active && (d->ep_active || moved);
-	uint64_t ms;
 
-	if (ended) {
-		ms = now_ms() - d->ep_t0;
-		log_info("culled %llu objects, %.1f MiB in %llu.%llu s (%llu busy, skipped)",
-			 (unsigned long long)(e->culled - d->ep_culled),
-			 (double)(e->culled_bytes - d->ep_bytes) / (1024.0 * 1024.0),
-			 (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100),
-			 (unsigned long long)(e->busy - d->ep_busy));
-	}
+	if (ended)
+		log_episode(d, e, "");
 	if (!active) {
 		d->ep_culled = e->culled;
 		d->ep_bytes = e->culled_bytes;
@@ -368,6 +374,27 @@ account(struct daemon *d, int force_metrics)
 	}
 }
 
+/*
+ * The loop has ended (a stop, a dead cache): the episode under way gets
+ * its line and the metrics file its last figures, or the culls made since
+ * the last of each would show in neither.
+ */
+static void
+account_final(struct daemon *d)
+{
+	struct status s;
+
+	if (d->accounted)
+		return;
+	d->accounted = 1;
+	fill_status(d, &s);
+	if (d->eng != NULL && (d->ep_active || s.eng.culled != d->ep_culled ||
+	    s.eng.busy != d->ep_busy))
+		log_episode(d, &s.eng, "; cut short");
+	if (d->cfg->metrics_file[0] != '\0')
+		write_metrics(d, &s);
+}
+
 static void
 on_metrics(evutil_socket_t fd, short what, void *arg)
 {
@@ -382,7 +409,7 @@ update_status(struct daemon *d, int force)
 	struct status s;
 	char line[512];
 	uint64_t now = now_ms();
-	int phase = d->have_st && d->st.cull;
+	int phase = d->have_st && d->st.cull, changed;
 
 	if (!force && phase == d->phase && now - d->status_ms < STATUS_MIN_MS) {
 		/* Show the last word once the window ends: one timer, only after activity. */
@@ -394,13 +421,18 @@ update_status(struct daemon *d, int force)
 		return;
 	}
 	evtimer_del(d->ev_status);
-	if (phase != d->phase && d->phase != -1)
+	/* At the first read only a request is news: no "done" before any culling. */
+	if (phase != d->phase && (d->phase != -1 || phase))
 		log_info("%s", phase ? "the kernel asks for culling" : "culling done: free space is above the run limits");
+	changed = phase != d->phase && d->phase != -1;
 	d->phase = phase;
 	d->status_ms = now;
 	fill_status(d, &s);
 	status_format_line(&s, line, sizeof(line));
 	notify_status("%s", line);
+	/* Culling off, no step writes the metrics: the kernel's request must show. */
+	if (changed && d->eng == NULL && d->cfg->metrics_file[0] != '\0')
+		write_metrics(d, &s);
 }
 
 static void
@@ -682,6 +714,8 @@ static void
 on_term(evutil_socket_t sig, short what, void *arg)
 {
 	(void)what;
+	/* The last episode's line before the last line. */
+	account_final(arg);
 	log_notice("Daemon Terminated (signal %d)", (int)sig);
 	stop(arg, 0);
 }
@@ -1260,6 +1294,7 @@ daemon_run(const struct options *opt, struct config *cfg)
 			log_errx("event loop failed");
 			d->exit_status = 1;
 		}
+		account_final(d);
 	}
 	cleanup(d);
 	return d->exit_status;
