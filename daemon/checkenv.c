@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -103,16 +104,20 @@ checkenv(const struct config *cfg)
 
 	/*
 	 * The kernel would not follow a final symbolic link at bind (ENOTDIR);
-	 * the daemon binds the link's target instead, so say which one.
+	 * the daemon binds the resolved path instead (kernel_configure()), so
+	 * say which one.
 	 */
-	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (lstat(dir, &st) == 0) {
 		char real[PATH_MAX];
 
 		if (realpath(dir, real) == NULL) {
-			log_warn("%s: symbolic link: realpath", dir);
+			log_warn("%s: realpath", dir);
 			return 1;
 		}
-		log_info("%s is a symbolic link: the daemon binds %s", dir, real);
+		if (S_ISLNK(st.st_mode))
+			log_info("%s is a symbolic link: the daemon binds %s", dir, real);
+		else if (strcmp(real, dir) != 0)
+			log_info("%s: the daemon binds %s, its resolved path", dir, real);
 	}
 	if (stat(dir, &st) == -1) {
 		log_warn("%s: stat", dir);

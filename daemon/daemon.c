@@ -74,6 +74,7 @@ struct daemon {
 	struct engine_snap carry;
 	int rootfd;			/* DIR, opened before bind (bind_cache) */
 	int accounted;			/* account_final() has run */
+	int rootfd_errno;		/* why rootfd is -1 */
 	int cachefd;
 
 	struct kstate st;		/* latest state; released counters accumulate */
@@ -271,7 +272,8 @@ fill_status(const struct daemon *d, struct status *s)
 	memset(s, 0, sizeof(*s));
 	s->uptime_ms = now_ms() - d->start_ms;
 	s->start_s = d->start_s;
-	s->dir = d->cfg->dir;
+	/* The path the kernel bound (links resolved): what a tool can compare with. */
+	s->dir = d->k != NULL ? kernel_dir(d->k) : d->cfg->dir;
 	s->tag = d->cfg->tag;
 	s->culling_enabled = d->eng != NULL;
 	s->kernel_cull = d->have_st && d->st.cull;
@@ -998,8 +1000,14 @@ root_unmoved(struct daemon *d)
 		log_err("%s: open after bind", kernel_dir(d->k));
 		return 0;
 	}
-	/* Not there before bind (made meanwhile?): as unsure as a moved one. */
-	same = d->rootfd >= 0 && fstat(d->rootfd, &before) == 0 && fstat(fd, &after) == 0 &&
+	if (d->rootfd == -1) {
+		/* Not there before bind (made meanwhile?): as unsure as a moved one. */
+		log_errx("%s: open before bind: %s; which directory the kernel bound is "
+			 "not known; exiting", kernel_dir(d->k), strerror(d->rootfd_errno));
+		close(fd);
+		return 0;
+	}
+	same = fstat(d->rootfd, &before) == 0 && fstat(fd, &after) == 0 &&
 	    before.st_dev == after.st_dev && before.st_ino == after.st_ino;
 	close(fd);
 	if (!same)
@@ -1030,7 +1038,8 @@ bind_cache(struct daemon *d)
 	}
 	/* Failing here leaves the cause to bind (no such directory, say). */
 	d->rootfd = open_root(kernel_dir(d->k));
-	if (kernel_bind(d->k) < 0 || !root_unmoved(d))
+	d->rootfd_errno = errno;
+	if (kernel_bind(d->k) < 0)
 		return -1;
 	/*
 	 * This line, "Daemon Started" and "Daemon Terminated" begin as
@@ -1039,6 +1048,8 @@ bind_cache(struct daemon *d)
 	 */
 	log_info("Bound cache: tag %s on %s",
 		 d->cfg->tag[0] ? d->cfg->tag : "CacheFiles", d->cfg->dir);
+	if (!root_unmoved(d))
+		return -1;
 	notify_ready();
 	return 0;
 }

@@ -212,7 +212,7 @@ bind_dir(const char *dir, char *real)
 	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
 		log_info("%s is a symbolic link: binding %s", dir, real);
 	else
-		log_info("%s: binding %s, its path without symbolic links", dir, real);
+		log_info("%s: binding %s, its resolved path", dir, real);
 	return real;
 }
 

@@ -34,7 +34,7 @@ daemon_start
 sim_wait_bound 5 || { not_ok "binds"; exit 1; }
 check_grep "the link above DIR is swapped right after bind" '^[0-9.]* hook: renamed' "$SIM_LOG"
 check_grep "the log names the path bound" \
-	"link/fscache: binding $real/fscache, its path without symbolic links" "$DAEMON_LOG"
+	"link/fscache: binding $real/fscache, its resolved path" "$DAEMON_LOG"
 _cwd() { [ "$(readlink "/proc/$DAEMON_PID/cwd")" = "$real/fscache/cache" ]; }
 check "the daemon works in the directory the kernel bound" wait_for 5 _cwd
 sim_fill_to 4
@@ -46,6 +46,13 @@ check "it empties the bound cache's graveyard" wait_for 5 _gy_empty
 check_eq "nothing in the other cache is culled" 40 "$(find "$other/fscache/cache" -type f | wc -l)"
 check "nothing in the other graveyard is removed" test -f "$other/fscache/graveyard/old/sub/file"
 check_no_grep "no cull from outside the bound cache" VIOLATION "$SIM_LOG"
+"$CFCTL" "$SIM_CTLSOCK" status 3000 >"$SIM_TMP/status.json"
+check_grep "its status names the directory bound, links resolved" \
+	"\"dir\":\"$real/fscache\"" "$SIM_TMP/status.json"
+culls=$(sim_state cull_files)
+"$BUILD/cachefiles-cull" -d "$other/fscache" -s "$SIM_CTLSOCK" cull --bytes 1 >/dev/null 2>&1
+check_eq "the tool does not take it for the other cache's daemon" 1 $?
+check_eq "  ... and nothing is culled for it" "$culls" "$(sim_state cull_files)"
 daemon_signal TERM
 daemon_wait_exit 10
 check_eq "it stops on SIGTERM" 0 "$DAEMON_STATUS"
@@ -67,6 +74,9 @@ check_grep "the directory above DIR is exchanged right after bind" \
 check_eq "the daemon exits with status 1" 1 "$DAEMON_STATUS"
 check_grep "it says the directory moved while binding" \
 	"$real/fscache was moved or replaced while the cache was being bound" "$DAEMON_LOG"
+check_eq "  ... after 'Bound cache', as any failure after the bind" "Bound cache,moved," \
+	"$(grep -Eo 'Bound cache|was moved or replaced|Daemon Started' "$DAEMON_LOG" |
+	  sed 's/was moved or replaced/moved/' | tr '\n' ,)"
 check_eq "nothing is culled" "$culls0" "$(sim_state cull_files)"
 check "the graveyard now at the path is not emptied" test -f "$real/fscache/graveyard/old/sub/file"
 check "nor the one moved away" test -f "$other/fscache/graveyard/old/sub/file"
