@@ -738,6 +738,21 @@ reload_error(void *arg, const char *msg)
 	log_warnx("%s", msg);
 }
 
+/*
+ * Does dir, as a start would resolve it, name the directory bound?  By the
+ * path the kernel was given: "/a/b/" and a link to it are no change, and
+ * a link re-pointed under an unchanged line is one.
+ */
+static int
+same_dir_bound(const struct daemon *d, const char *dir)
+{
+	char real[PATH_MAX];
+
+	if (realpath(dir, real) == NULL)
+		return strcmp(dir, d->cfg->dir) == 0;	/* gone: the line is what changed, or not */
+	return strcmp(real, kernel_dir(d->k)) == 0;
+}
+
 /* Settings the kernel fixed at bind: log each change and keep the bound value. */
 static void
 keep_bound(struct daemon *d, struct config *n)
@@ -749,10 +764,11 @@ keep_bound(struct daemon *d, struct config *n)
 	const char *later = "it takes effect at the next start (the kernel fixed it at bind)";
 	int i;
 
-	if (strcmp(o->dir, n->dir) != 0)
+	if (!same_dir_bound(d, n->dir))
 		log_warnx("reload: dir changed to %s; %s", n->dir, later);
 	if (strcmp(o->tag, n->tag) != 0)
-		log_warnx("reload: tag changed to \"%s\"; %s", n->tag, later);
+		log_warnx("reload: tag changed to \"%s\"; %s", n->tag[0] ? n->tag :
+			  "CacheFiles\" (the kernel's default, no tag line)", later);
 	if (strcmp(o->secctx, n->secctx) != 0)
 		log_warnx("reload: secctx changed; %s", later);
 	if (strcmp(o->control_socket, n->control_socket) != 0)
@@ -814,13 +830,21 @@ apply_nocull(struct daemon *d, const struct config *n)
 static void
 reload(struct daemon *d)
 {
-	struct config *n = xmalloc(sizeof(*n));
+	struct config *n;
+	struct stat sb;
 	int errors;
 
 	log_info("SIGHUP: reloading %s", d->config_path);
+	/* A FIFO there would hold the whole daemon until someone writes to it. */
+	if (stat(d->config_path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		log_warnx("%s: not a regular file; keeping the configuration in force",
+			  d->config_path);
+		return;
+	}
+	n = xmalloc(sizeof(*n));
 	errors = config_load(n, d->config_path, reload_error, d);
 	if (errors) {
-		log_warnx("%s: %d error%s; keeping the configuration in force",
+		log_warnx("%s: configuration has %d error%s; keeping the configuration in force",
 			  d->config_path, errors, errors == 1 ? "" : "s");
 		free(n);
 		return;
