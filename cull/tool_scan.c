@@ -162,6 +162,29 @@ static const char *const daemon_nums[] = {
 	"candidates_left", "backoff_s",
 };
 
+/*
+ * The tag and limits the kernel bound are the daemon's, not the file's: a
+ * reload changes the file's at once and the kernel's only at the next
+ * start.  Taken from its status when it answers for this cache.
+ */
+static void
+in_force(const struct tool_daemon *d, struct config *cfg)
+{
+	char key[16], tag[sizeof(cfg->tag)];
+	uint64_t v;
+	size_t i;
+
+	if (!d->answers)
+		return;
+	if (json_get_bytes(d->reply, "tag", tag, sizeof(tag)) == 0)
+		memcpy(cfg->tag, tag, sizeof(cfg->tag));
+	for (i = 0; i < LIM_COUNT; i++) {
+		snprintf(key, sizeof(key), "%s_pct", limit_names[i]);
+		if (json_get_u64(d->reply, key, &v) == 0 && v < 100)
+			cfg->limit[i] = (unsigned)v;
+	}
+}
+
 int
 tool_status(struct tool_ctx *c)
 {
@@ -170,13 +193,15 @@ tool_status(struct tool_ctx *c)
 	const struct scan_stats *st;
 	struct fsfree f;
 	uint64_t cookies = 0, vols = 0, now = now_s();
-	int proc = tool_proc_bound(c->cfg.tag), have_cookies, bound;
+	int proc, have_cookies, bound;
 	const char *how;
 	char state[64], b1[TOOL_FMT_MAX], b2[TOOL_FMT_MAX], b3[TOOL_FMT_MAX];
 	char dir[ESCAPE_SIZE(256)], tag[ESCAPE_SIZE(64)], sock[ESCAPE_SIZE(128)];
 	size_t i;
 
 	tool_daemon_status(c->socket, c->dirfd, &d);
+	in_force(&d, &c->cfg);
+	proc = tool_proc_bound(c->cfg.tag);
 	have_cookies = tool_proc_cookies(&cookies, &vols) == 0;
 	/*
 	 * The device admits one opener: when the daemon on the socket serves

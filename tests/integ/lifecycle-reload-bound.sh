@@ -4,6 +4,8 @@
 #  - dir written another way (a trailing slash, a link to it) is no
 #    change, and says nothing; another directory is logged;
 #  - a tag removed is logged as the kernel's default it would become;
+#  - cachefiles-cull status shows the tag and limits in force (the
+#    daemon's), not the reloaded file's;
 #  - a file with mistakes is refused in the words of -t, and one that is
 #    not a regular file (a FIFO) is refused without waiting on it: the
 #    daemon still answers at once.
@@ -14,6 +16,7 @@ sim_start
 sim_populate 20 4
 sim_config
 sim_daemon_up || { not_ok "binds and starts"; tap_done; exit; }
+TOOL=$BUILD/cachefiles-cull
 since() { tail -n +$(($1 + 1)) "$DAEMON_LOG" | grep -Eq -- "$2"; }
 not_since() { ! since "$@"; }
 # reload LINE-EDIT...: edit the file with sed, SIGHUP, wait for its end.
@@ -38,6 +41,13 @@ reload '/^tag /d; s/^brun .*/brun 30%/; s/^bcull .*/bcull 25%/; s/^bstop .*/bsto
 check "the tag removed: logged as the default it becomes" since "$line" \
 	'reload: tag changed to "CacheFiles" \(the kernel.s default'
 check "the limits' change is logged" since "$line" 'reload: brun changed from 10% to 30%'
+
+"$TOOL" -f "$SIM_CONF" -d "$SIM_DIR" status >"$SIM_TMP/st" 2>&1
+check_grep "status: the tag in force, the daemon's" '^cache .*\(tag simtest\)$' "$SIM_TMP/st"
+check_grep "status: the limits in force" 'brun 10%  bcull 7%  bstop 3%' "$SIM_TMP/st"
+"$TOOL" -f "$SIM_CONF" -d "$SIM_DIR" --json status >"$SIM_TMP/st" 2>&1
+check_grep "status --json: the same" '"tag":"simtest",.*"limits":\{"brun":10,"bcull":7,"bstop":3,' \
+	"$SIM_TMP/st"
 
 reload 's/^brun .*/brun banana/'
 check "a mistake: refused in the words of -t" since "$line" \
