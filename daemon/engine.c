@@ -1490,8 +1490,15 @@ engine_reconfigure(struct engine *e, const struct config *cfg)
 {
 	struct efsm_out out;
 	struct efsm_in in;
+	int had_state = e->state_file;
 
 	settings(e, cfg);
+	/* Turned on: the finished table in hand is kept at the next pause, as at a scan's end. */
+	if (!had_state && e->state_file && e->cur_kept && e->cur != NULL && !e->state_due) {
+		e->state_due = 1;
+		e->state_due_ms = now_ms();
+		e->state_old_bytes = state_bytes_now(e);
+	}
 	facts(e, &in);
 	in.age_period_ms = age_period_ms(e->cull_age);
 	/* No batch here: the loop steps the engine after a reload. */

@@ -994,6 +994,37 @@ kept_100(void)
 }
 
 /*
+ * state_file turned on by a reload after the scan: the table in hand is
+ * kept at once (at the next rest), not only after the next scan or cull.
+ */
+static void
+test_state_file_turned_on(void **state)
+{
+	struct kstate st = wants(0);
+	struct config cfg;
+	struct rig r;
+	unsigned delay;
+	char p[PATH_MAX];
+
+	(void)state;
+	make_tree(100);
+	fake_fs = 1;
+	rig_state_file = 0;
+	rig_start(&r, 0);
+	first_scan(&r, &st);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	snprintf(p, sizeof(p), "%s/%s", top, STATE_FILE);
+	assert_int_equal(access(p, F_OK), -1);
+	cfg = r.cfg;
+	cfg.state_file = 1;
+	engine_reconfigure(r.e, &cfg);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	assert_int_equal(kept_header().ncand, 100);
+	assert_int_equal(nculls, 0);
+	rig_stop(&r);
+}
+
+/*
  * A kept table written under a larger cull_memory: only its oldest that
  * fit the new one are read, and culled from while the scan runs.
  */
@@ -1529,6 +1560,7 @@ cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown)
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_unseen_kept, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kept_cut_to_cull_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_file_turned_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_and_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_while_scanning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_keeps_what_is_left, setup, teardown),
