@@ -178,6 +178,11 @@ serves(const char *socket, const char *dir, const char *sock)
 	}
 	tool_daemon_status(socket, fd, &d);
 	close(fd);
+	if (d.refused[0] != '\0') {
+		fprintf(stderr, "cachefiles-cull: the daemon refused: %s\n",
+			escaped(d.refused, o, sizeof(o)));
+		return 0;
+	}
 	/* Connected, but no status in time: the cull would wait on it for good. */
 	if (!d.answers && !d.other && (d.err == ETIMEDOUT || d.err == EPROTO)) {
 		fprintf(stderr, "cachefiles-cull: the daemon on %s does not answer status (%s), "

@@ -190,6 +190,10 @@ if command -v setpriv >/dev/null 2>&1; then
 	else
 		check_grep "status not root: the refusal named" \
 		    '^daemon +the one on .* refused to answer: permission denied$' "$out"
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+dac_override \
+		    --ambient-caps=+dac_override "$TOOL" -f "$SIM_CONF" cull --to-run > "$out" 2>&1
+		check_grep "cull -f not root: the refusal named too" \
+		    '^cachefiles-cull: the daemon refused: permission denied$' "$out"
 	fi
 else
 	skip "status not root: the refusal named" "setpriv is not installed"
