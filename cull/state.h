@@ -46,7 +46,12 @@ struct state_hdr {
 	uint64_t complete_ns;		/* every object older is listed; UINT64_MAX: all */
 	uint64_t objects;		/* the scan's object count */
 	uint32_t ndirs, ncand, names_len;
-	uint32_t unseen;		/* what the scan could not look at (scan_unseen), saturated */
+	/*
+	 * What the scan could not look at (scan_unseen), saturated.  Once a
+	 * reserved word that had to be 0: a build from before refuses a file
+	 * where it is not (one full scan after a downgrade).
+	 */
+	uint32_t unseen;
 	uint64_t sum;			/* FNV-1a 64 of the file with this field 0 */
 };
 

@@ -217,15 +217,6 @@ early_notify(void *arg)
 }
 
 /*
- * DIR, where the kept state lives, by the path the kernel was given (as
- * the channel resolved it; the configured one without a channel), checked
- * to hold the very DIR/cache we cull in.  Not DIR/cache's parent: with
- * DIR/cache moved elsewhere that would be a directory outside DIR, and the
- * file would be written or removed there.  -1 when it cannot be told:
- * errno 0 when DIR/cache is not that directory (moved, replaced, gone),
- * else why DIR could not be opened.
- */
-/*
  * The filesystem, by an identity that outlives a reboot: its fsid (from
  * the UUID on ext4 and btrfs), else its device number, which a btrfs
  * subvolume or a device-mapper volume may change from one boot to the
@@ -244,6 +235,15 @@ fs_identity(int fd, const struct stat *sb)
 	return a != 0 || b != 0 ? (uint64_t)a << 32 | b : (uint64_t)sb->st_dev;
 }
 
+/*
+ * DIR, where the kept state lives, by the path the kernel was given (as
+ * the channel resolved it; the configured one without a channel), checked
+ * to hold the very DIR/cache we cull in.  Not DIR/cache's parent: with
+ * DIR/cache moved elsewhere that would be a directory outside DIR, and the
+ * file would be written or removed there.  -1 when it cannot be told:
+ * errno 0 when DIR/cache is not that directory (moved, replaced, gone),
+ * else why DIR could not be opened.
+ */
 static int
 state_dir(const struct engine *e, struct state_key *k)
 {
