@@ -42,14 +42,39 @@ log_get_debug(void)
 	return log_debug_level;
 }
 
+/*
+ * Control bytes written as "\ooo", as escape.h writes them: a path put in a
+ * line unescaped (a directory from the configuration) can neither end the
+ * line nor send a terminal sequence.  Names escaped already have none left.
+ */
+static const char *
+controls_escaped(const char *msg, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *msg != '\0' && o + 5 <= size; msg++) {
+		unsigned char c = (unsigned char)*msg;
+
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(out + o, size - o, "\\%03o", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static void
 emit(int pri, const char *msg)
 {
+	char safe[4 * LOG_LINE_MAX + 64];
+
+	controls_escaped(msg, safe, sizeof(safe));
 	if (log_stderr) {
-		fprintf(stderr, "%s: %s\n", log_ident, msg);
+		fprintf(stderr, "%s: %s\n", log_ident, safe);
 		fflush(stderr);
 	} else {
-		syslog(pri, "%s", msg);
+		syslog(pri, "%s", safe);
 	}
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_log.c: debug levels.  A message of level N appears when the daemon
- * runs with at least N -d, and never with fewer.
+ * runs with at least N -d, and never with fewer.  A control byte in a
+ * line (a path from the configuration) is written escaped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,11 +54,46 @@ test_debug_levels(void **state)
 	assert_int_equal(log_get_debug(), 3);
 }
 
+/* log_info(fmt, arg) with stderr caught, into buf. */
+static void
+caught(const char *arg, char *buf, size_t size)
+{
+	FILE *f = tmpfile();
+	int saved = dup(STDERR_FILENO), n;
+
+	assert_non_null(f);
+	fflush(stderr);
+	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+	log_init("test_log", 1, 0);
+	log_info("on %s.", arg);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(f);
+	n = (int)fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static void
+test_controls_escaped(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	caught("/srv/a\nb\tc\033[2J\x7f", buf, sizeof(buf));
+	assert_string_equal(buf, "test_log: on /srv/a\\012b\\011c\\033[2J\\177.\n");
+	/* Escaped already, or UTF-8: as it is. */
+	caught("/srv/\\012 \xc3\xbc", buf, sizeof(buf));
+	assert_string_equal(buf, "test_log: on /srv/\\012 \xc3\xbc.\n");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_debug_levels),
+		cmocka_unit_test(test_controls_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
