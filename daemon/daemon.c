@@ -432,8 +432,12 @@ update_status(struct daemon *d, int force)
 	fill_status(d, &s);
 	status_format_line(&s, line, sizeof(line));
 	notify_status("%s", line);
-	/* Culling off, no step writes the metrics: the kernel's request must show. */
-	if (changed && d->eng == NULL && d->cfg->metrics_file[0] != '\0')
+	/*
+	 * The kernel's request begun or ended shows at once: an episode
+	 * shorter than the 5 s between writes would not show otherwise, and
+	 * with culling off no step writes at all.
+	 */
+	if (changed && d->cfg->metrics_file[0] != '\0')
 		write_metrics(d, &s);
 }
 
