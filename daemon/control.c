@@ -688,19 +688,6 @@ control_poll(struct control *c)
 	}
 }
 
-unsigned
-control_waiting(const struct control *c)
-{
-	unsigned n = 0;
-	size_t i;
-
-	if (c == NULL)
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(c->clients); i++)
-		n += c->clients[i] != NULL && c->clients[i]->phase == WAITING;
-	return n;
-}
-
 void
 control_free(struct control *c)
 {

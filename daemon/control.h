@@ -71,8 +71,6 @@ struct control *control_new(struct event_base *base, int fd, const char *path,
 			    const struct control_ops *ops);
 /* Check the goals of waiting clients: call after each engine step. */
 void control_poll(struct control *c);
-/* Clients whose goals are pending. */
-unsigned control_waiting(const struct control *c);
 /* Close every client (cancelling its goal), the socket, and remove it. */
 void control_free(struct control *c);
 

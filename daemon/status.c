@@ -10,7 +10,8 @@
 
 #include <stdio.h>
 
-double
+/* Percent of whole that part is (0 when whole is 0). */
+static double
 status_pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;

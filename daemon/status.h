@@ -26,8 +26,6 @@ struct status {
 	struct engine_snap eng;		/* valid when culling_enabled */
 };
 
-/* Percent of whole that part is (0 when whole is 0). */
-double status_pct(uint64_t part, uint64_t whole);
 /* The one-line summary systemd shows as StatusText=. */
 void status_format_line(const struct status *s, char *buf, size_t len);
 /* The engine's state in words ("stopped" while culling is disabled). */
