@@ -113,6 +113,7 @@ struct engine {
 	uint64_t scan_t0;
 	struct scan_progress prog;
 	struct scan_result *next;
+	int scan_errno;			/* why next is NULL: set by the thread */
 	/* Early snapshots of the scan in progress (cull_early). */
 	int cull_early;
 	struct scan_early early;
@@ -235,6 +236,13 @@ fs_identity(int fd, const struct stat *sb)
 	return a != 0 || b != 0 ? (uint64_t)a << 32 | b : (uint64_t)sb->st_dev;
 }
 
+/* DIR as the kernel bound it (as configured when the engine runs without a channel). */
+static const char *
+cache_dir(const struct engine *e)
+{
+	return e->k != NULL ? kernel_dir(e->k) : e->dir;
+}
+
 /*
  * DIR, where the kept state lives, by the path the kernel was given (as
  * the channel resolved it; the configured one without a channel), checked
@@ -248,7 +256,7 @@ static int
 state_dir(const struct engine *e, struct state_key *k)
 {
 	struct stat here, there;
-	const char *dir = e->k != NULL ? kernel_dir(e->k) : e->dir;
+	const char *dir = cache_dir(e);
 	int fd;
 
 	if (dir[0] == '\0') {
@@ -282,7 +290,7 @@ static struct victims *
 new_victims(struct engine *e, struct scan_result *r)
 {
 	struct victims *vs = victims_new(r, e->cachefd);
-	const char *dir = e->k != NULL ? kernel_dir(e->k) : e->dir;
+	const char *dir = cache_dir(e);
 	char path[PATH_MAX];
 
 	if (dir[0] != '\0' && snprintf_checked(path, sizeof(path), "%s/cache", dir) != -1)
@@ -355,7 +363,7 @@ state_write(struct engine *e, const struct cand *c, size_t n)
 	int fd, r = -1;
 
 	if ((fd = state_dir(e, &k)) < 0) {
-		const char *dir = e->k != NULL ? kernel_dir(e->k) : e->dir;
+		const char *dir = cache_dir(e);
 
 		if (errno == 0)
 			log_warnx("state: %s not written: %s/cache is not the cache bound at start",
@@ -668,6 +676,7 @@ scan_thread(void *arg)
 		(void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, tid, IOPRIO_BE_LOWEST);
 	}
 	e->next = scan_run(e->cachefd, &e->opts, &e->prog);
+	e->scan_errno = e->next == NULL ? errno : 0;
 	atomic_store_explicit(&e->done, 1, memory_order_release);
 	if (write(e->evfd, &one, sizeof(one)) < 0)
 		return NULL;	/* cannot happen with a counter this small */
@@ -721,7 +730,7 @@ start_scan(struct engine *e)
 	int err;
 
 	if (target_fsfree(e->cachefd, &f) < 0) {
-		log_warn("cache: statvfs");
+		log_warn("%s/cache: statvfs", cache_dir(e));
 		memset(&f, 0, sizeof(f));
 	}
 	e->scan_urgent = wanted(e, &f) && (e->vs == NULL || victims_left(e->vs) == 0);
@@ -895,7 +904,8 @@ take_table(struct engine *e)
 	size_t named;
 
 	if (e->next == NULL) {
-		log_warnx("scan of the cache failed");
+		errno = e->scan_errno;
+		log_warn("%s/cache: scan", cache_dir(e));
 		e->ngone = 0;
 		return -1;
 	}
@@ -1043,15 +1053,22 @@ cache_in_place(struct engine *e)
 	if (e->k == NULL ||
 	    snprintf_checked(path, sizeof(path), "%s/cache", kernel_dir(e->k)) == -1)
 		return 1;	/* the latter cannot happen: the kernel took the directory */
-	if (fstat(e->cachefd, &here) == -1 || fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == -1 ||
-	    here.st_dev != there.st_dev || here.st_ino != there.st_ino) {
-		log_errx("%s is no longer the cache directory bound at start (moved, replaced "
-			  "or removed); not culling there; exiting so that the service manager "
-			  "restarts the daemon on the directory as it is now", path);
-		e->lost = 1;
-		return 0;
+	if (fstat(e->cachefd, &here) == -1 || fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno != ENOENT && errno != ENOTDIR) {
+			/* Not known to be gone, but not known to be in place either. */
+			log_err("%s: cannot tell whether it is still the cache directory bound "
+				"at start; not culling there; exiting", path);
+			e->lost = 1;
+			return 0;
+		}
+	} else if (here.st_dev == there.st_dev && here.st_ino == there.st_ino) {
+		return 1;
 	}
-	return 1;
+	log_errx("%s is no longer the cache directory bound at start (moved, replaced "
+		  "or removed); not culling there; exiting so that the service manager "
+		  "restarts the daemon on the directory as it is now", path);
+	e->lost = 1;
+	return 0;
 }
 
 int
@@ -1097,7 +1114,7 @@ cull_batch(struct engine *e, uint64_t *culled)
 		*culled += (uint64_t)r;
 	}
 	if (fchdir(e->cachefd) < 0)
-		log_warn("cache: fchdir");
+		log_warn("%s/cache: fchdir", cache_dir(e));
 	return r < 0 ? -1 : 0;
 }
 
