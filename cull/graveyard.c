@@ -334,7 +334,7 @@ start_pass(struct graveyard *g)
 	g->pass_removed = 0;
 	g->pass_failed = 0;
 	if (fd == -1) {
-		log_warn("graveyard: open");
+		log_warn("%s: open", g->at != NULL ? g->at : "graveyard");
 		return -1;
 	}
 	return push(g, fd, &sb, ".");

@@ -102,9 +102,12 @@ tool_scan(struct tool_ctx *c, size_t max_candidates, const struct cand_key *afte
 	}
 	pthread_cond_destroy(&pr.cond);
 	pthread_mutex_destroy(&pr.lock);
-	if (r == NULL)
-		fprintf(stderr, "cachefiles-cull: scan of the cache failed: %s\n", strerror(errno));
-	else if (scan_stats(r)->errors > 0)
+	if (r == NULL) {
+		char e[ESCAPE_SIZE(256)];
+
+		fprintf(stderr, "cachefiles-cull: %s/cache: scan: %s\n",
+			escaped(c->dir, e, sizeof(e)), strerror(errno));
+	} else if (scan_stats(r)->errors > 0)
 		fprintf(stderr, "cachefiles-cull: %" PRIu64 " entries could not be read; "
 			"figures are short by them\n", scan_stats(r)->errors);
 	if (r != NULL && scan_stats(r)->too_deep + scan_stats(r)->unsendable > 0)
@@ -211,7 +214,10 @@ tool_status(struct tool_ctx *c)
 	bound = d.answers || (proc == 1 && !d.other);
 	how = d.answers || d.other ? "daemon" : proc >= 0 ? "proc" : "unknown";
 	if (target_fsfree(c->cachefd, &f) < 0) {
-		fprintf(stderr, "cachefiles-cull: statvfs: %s\n", strerror(errno));
+		char e[ESCAPE_SIZE(256)];
+
+		fprintf(stderr, "cachefiles-cull: %s/cache: statvfs: %s\n",
+			escaped(c->dir, e, sizeof(e)), strerror(errno));
 		return TOOL_ERR;
 	}
 	if ((r = tool_scan(c, 0, NULL)) == NULL)

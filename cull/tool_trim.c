@@ -426,7 +426,10 @@ tool_trim(struct tool_ctx *c)
 	memset(&t, 0, sizeof(t));
 	t.c = c;
 	if (target_fsfree(c->cachefd, &t.f) < 0) {
-		fprintf(stderr, "cachefiles-cull: statvfs: %s\n", strerror(errno));
+		char e[ESCAPE_SIZE(256)];
+
+		fprintf(stderr, "cachefiles-cull: %s/cache: statvfs: %s\n",
+			escaped(c->dir, e, sizeof(e)), strerror(errno));
 		if (devfd >= 0)
 			close(devfd);
 		return TOOL_ERR;

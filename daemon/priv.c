@@ -153,7 +153,7 @@ top_owner(struct owner_walk *w, const struct stat *sb, const char *label)
 
 /* Does scanning need to bypass file modes: is any of the tree someone else's? */
 static enum owners
-tree_owners(int cachefd, int gravefd)
+tree_owners(int cachefd, int gravefd, const char *dir)
 {
 	struct owner_walk w = { .me = geteuid() };
 	char shown[1024];	/* w.path escaped: it is not trusted with the log */
@@ -162,7 +162,7 @@ tree_owners(int cachefd, int gravefd)
 
 	if (fstat(cachefd, &a) == -1 || fstat(gravefd, &b) == -1 ||
 	    fstatat(cachefd, "..", &r, AT_SYMLINK_NOFOLLOW) == -1) {
-		log_warn("cache directory: fstat");
+		log_warn("%s/cache: fstat", dir);
 		return OWN_UNCHECKED;
 	}
 	w.dev = a.st_dev;
@@ -285,7 +285,7 @@ priv_drop(int cachefd, int gravefd, const char *dir)
 	/* The first alone when only DIR's path needs it. */
 	static const cap_value_t dac[] = { CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE };
 	cap_value_t keep[2];
-	enum owners owners = tree_owners(cachefd, gravefd);
+	enum owners owners = tree_owners(cachefd, gravefd, dir != NULL ? dir : "DIR");
 	int nkeep = 0;
 	cap_t caps;
 
