@@ -86,7 +86,7 @@ CONFIG_SRCS := config/config.c
 # linked into the tool (and its unit test) but not into the cull archive.
 TOOL_SRCS   := cull/tool_cli.c cull/tool_daemon.c cull/tool_fmt.c cull/tool_scan.c \
                cull/tool_trim.c
-LIB_SRCS    := lib/escape.c lib/json.c lib/kcmd.c lib/log.c lib/mountid.c lib/util.c
+LIB_SRCS    := lib/escape.c lib/json.c lib/kcmd.c lib/log.c lib/mountid.c lib/samefile.c lib/util.c
 
 COMPONENTS := daemon kernel cull config lib
 MOD_SRCS   := $(DAEMON_SRCS) $(KERNEL_SRCS) $(CULL_SRCS) $(CONFIG_SRCS) $(LIB_SRCS)

@@ -21,6 +21,7 @@
 #include "lib/escape.h"
 #include "lib/kcmd.h"
 #include "lib/mountid.h"
+#include "lib/samefile.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -853,11 +854,8 @@ sample_dir(struct walk *w, unsigned depth, uint64_t dobj, uint64_t dbytes)
 static int
 root_at_path(const struct walk *w)
 {
-	struct stat there;
-
 	return w->root_st.st_nlink != 0 &&
-	    fstatat(AT_FDCWD, w->opt->empties_root, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    w->root_st.st_dev == there.st_dev && w->root_st.st_ino == there.st_ino;
+	    name_is(AT_FDCWD, w->opt->empties_root, w->root_st.st_dev, w->root_st.st_ino);
 }
 
 /*

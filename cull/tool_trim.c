@@ -25,6 +25,7 @@
 #include "cull/victims.h"
 #include "lib/escape.h"
 #include "lib/json.h"
+#include "lib/samefile.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -158,15 +159,13 @@ cache_in_place(const struct tool_ctx *c)
 {
 	char path[PATH_MAX], e[ESCAPE_SIZE(128)];
 	const char *why = "another directory is there now";
-	struct stat here, there;
 
 	if (snprintf_checked(path, sizeof(path), "%s/cache", c->dir) == -1)
 		why = strerror(ENAMETOOLONG);
-	else if (fstat(c->cachefd, &here) == -1 ||
-		 fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == -1)
-		why = strerror(errno);
-	else if (here.st_dev == there.st_dev && here.st_ino == there.st_ino)
+	else if (name_is_fd(AT_FDCWD, path, c->cachefd))
 		return 1;
+	else if (errno != 0)
+		why = strerror(errno);
 	escape_text(path, e, sizeof(e));
 	fprintf(stderr, "cachefiles-cull: %s is no longer the directory trim opened "
 		"(moved, replaced or removed: stat: %s); stopping\n", e, why);

@@ -17,6 +17,7 @@
 #include "cull/names.h"
 #include "cull/scan.h"
 #include "lib/kcmd.h"
+#include "lib/samefile.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -474,12 +475,10 @@ static int
 root_in_place(const struct victims *vs)
 {
 	const char *p = vs->rootat != NULL ? vs->rootat : vs->rootpath;
-	struct stat sb;
 
 	if (p == NULL)
 		return 1;
-	return vs->rknown && fstatat(AT_FDCWD, p, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    sb.st_dev == vs->rdev && sb.st_ino == vs->rino;
+	return vs->rknown && name_is(AT_FDCWD, p, vs->rdev, vs->rino);
 }
 
 /*

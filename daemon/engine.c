@@ -27,6 +27,7 @@
 #include "kernel/channel.h"
 #include "lib/escape.h"
 #include "lib/log.h"
+#include "lib/samefile.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -1047,22 +1048,19 @@ static int
 cache_in_place(struct engine *e)
 {
 	char path[PATH_MAX];
-	struct stat here, there;
 
 	/* No channel (the unit tests drive the engine without one): no path to check. */
 	if (e->k == NULL ||
 	    snprintf_checked(path, sizeof(path), "%s/cache", kernel_dir(e->k)) == -1)
 		return 1;	/* the latter cannot happen: the kernel took the directory */
-	if (fstat(e->cachefd, &here) == -1 || fstatat(AT_FDCWD, path, &there, AT_SYMLINK_NOFOLLOW) == -1) {
-		if (errno != ENOENT && errno != ENOTDIR) {
-			/* Not known to be gone, but not known to be in place either. */
-			log_err("%s: cannot tell whether it is still the cache directory bound "
-				"at start; not culling there; exiting", path);
-			e->lost = 1;
-			return 0;
-		}
-	} else if (here.st_dev == there.st_dev && here.st_ino == there.st_ino) {
+	if (name_is_fd(AT_FDCWD, path, e->cachefd))
 		return 1;
+	if (errno != 0 && errno != ENOENT && errno != ENOTDIR) {
+		/* Not known to be gone, but not known to be in place either. */
+		log_err("%s: cannot tell whether it is still the cache directory bound "
+			"at start; not culling there; exiting", path);
+		e->lost = 1;
+		return 0;
 	}
 	log_errx("%s is no longer the cache directory bound at start (moved, replaced "
 		  "or removed); not culling there; exiting so that the service manager "

@@ -12,6 +12,7 @@
  */
 #include "daemon/pidfile.h"
 #include "lib/log.h"
+#include "lib/samefile.h"
 #include "lib/util.h"
 
 #include <sys/file.h>
@@ -65,12 +66,7 @@ open_parent(const char *path, char *copy, const char **base)
 static int
 still_ours(const struct pidfile *pf)
 {
-	struct stat a, b;
-
-	if (fstat(pf->fd, &a) == -1 ||
-	    fstatat(pf->dirfd, pf->base, &b, AT_SYMLINK_NOFOLLOW) == -1)
-		return 0;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return name_is_fd(pf->dirfd, pf->base, pf->fd);
 }
 
 /* May we write this file?  0, or -1 after saying why. */
