@@ -941,6 +941,16 @@ config_ndirectives(void)
 }
 
 const char *
+config_limit_name(enum cfg_limit l)
+{
+	static const char *const names[LIM_COUNT] = {
+		"brun", "bcull", "bstop", "frun", "fcull", "fstop",
+	};
+
+	return (unsigned)l < LIM_COUNT ? names[l] : "?";
+}
+
+const char *
 config_directive_name(int i)
 {
 	return i >= 0 && i < NDIRECTIVES ? table[i].name : NULL;

@@ -27,6 +27,8 @@
 
 /* The six limits, in percent of the cache filesystem's blocks and files. */
 enum cfg_limit { LIM_BRUN, LIM_BCULL, LIM_BSTOP, LIM_FRUN, LIM_FCULL, LIM_FSTOP, LIM_COUNT };
+/* Its directive's name: "brun" ... "fstop". */
+const char *config_limit_name(enum cfg_limit l);
 
 struct config {
 	char dir[PATH_MAX];		/* absolute path of the cache root */

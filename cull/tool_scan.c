@@ -132,10 +132,6 @@ tool_kernel_limit(uint64_t total, unsigned pct)
 
 /* ---- status ---- */
 
-static const char *const limit_names[LIM_COUNT] = {
-	"brun", "bcull", "bstop", "frun", "fcull", "fstop",
-};
-
 static const char *
 zone(uint64_t free, uint64_t total, const unsigned *lim)
 {
@@ -182,7 +178,7 @@ in_force(const struct tool_daemon *d, struct config *cfg)
 	if (json_get_bytes(d->reply, "tag", tag, sizeof(tag)) == 0)
 		memcpy(cfg->tag, tag, sizeof(cfg->tag));
 	for (i = 0; i < LIM_COUNT; i++) {
-		snprintf(key, sizeof(key), "%s_pct", limit_names[i]);
+		snprintf(key, sizeof(key), "%s_pct", config_limit_name(i));
 		if (json_get_u64(d->reply, key, &v) == 0 && v < 100)
 			cfg->limit[i] = (unsigned)v;
 	}
@@ -255,7 +251,7 @@ tool_status(struct tool_ctx *c)
 		free_pct(&w, "free_files_pct", f.ffree, f.files);
 		jw_obj_begin(&w, "limits");
 		for (i = 0; i < LIM_COUNT; i++)
-			jw_u64(&w, limit_names[i], c->cfg.limit[i]);
+			jw_u64(&w, config_limit_name(i), c->cfg.limit[i]);
 		jw_obj_end(&w);
 		jw_u64(&w, "blocks", f.blocks);
 		jw_u64(&w, "blocks_free", f.bavail);

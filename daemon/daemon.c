@@ -761,9 +761,6 @@ same_dir_bound(const struct daemon *d, const char *dir)
 static void
 keep_bound(struct daemon *d, struct config *n)
 {
-	static const char *const lim_names[LIM_COUNT] = {
-		"brun", "bcull", "bstop", "frun", "fcull", "fstop",
-	};
 	const struct config *o = d->cfg;
 	const char *later = "it takes effect at the next start (the kernel fixed it at bind)";
 	int i;
@@ -781,7 +778,7 @@ keep_bound(struct daemon *d, struct config *n)
 	memcpy(n->control_socket, o->control_socket, sizeof(n->control_socket));
 	for (i = 0; i < LIM_COUNT; i++)
 		if (o->limit[i] != n->limit[i])
-			log_warnx("reload: %s changed from %u%% to %u%%; %s", lim_names[i],
+			log_warnx("reload: %s changed from %u%% to %u%%; %s", config_limit_name(i),
 				  o->limit[i], n->limit[i], later);
 	memcpy(n->dir, o->dir, sizeof(n->dir));
 	memcpy(n->tag, o->tag, sizeof(n->tag));

@@ -109,9 +109,6 @@ void
 metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
 	       size_t nvol)
 {
-	static const char *const lim[LIM_COUNT] = {
-		"brun", "bcull", "bstop", "frun", "fcull", "fstop",
-	};
 	const struct engine_snap *e = &s->eng;
 	char tag[3 * CFG_TAG_MAX], dir[3 * PATH_MAX], v[3 * ENGINE_VOL_NAME_MAX];
 	size_t i;
@@ -135,7 +132,7 @@ metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
 	head(f, "cachefilesd_limit_ratio", "gauge",
 	     "The configured limits, as a fraction of the blocks or files.");
 	for (k = 0; k < LIM_COUNT; k++)
-		fprintf(f, "cachefilesd_limit_ratio{limit=\"%s\"} %.2f\n", lim[k],
+		fprintf(f, "cachefilesd_limit_ratio{limit=\"%s\"} %.2f\n", config_limit_name(k),
 			s->limit_pct[k] / 100.0);
 	one(f, "cachefilesd_culling_enabled", "gauge",
 	    "1 when the daemon may cull, 0 with nocull or -N.", (uint64_t)s->culling_enabled);
