@@ -75,10 +75,10 @@ LIBS        = $(PKG_LIBS) -pthread
 #   config/  the configuration parser and its directive table
 #   lib/     leaf helpers: logging, small utilities
 DAEMON_SRCS := daemon/checkenv.c daemon/control.c daemon/daemon.c daemon/engine.c \
-               daemon/engine_fsm.c daemon/goal.c daemon/metrics.c daemon/notify.c daemon/status.c \
+               daemon/engine_fsm.c daemon/metrics.c daemon/notify.c daemon/status.c \
                daemon/options.c daemon/pidfile.c daemon/priv.c
 KERNEL_SRCS := kernel/channel.c kernel/device.c
-CULL_SRCS   := cull/control.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/state.c \
+CULL_SRCS   := cull/control.c cull/goal.c cull/graveyard.c cull/heap.c cull/names.c cull/scan.c cull/state.c \
                cull/adapt.c cull/inosort.c cull/namememo.c cull/target.c \
                cull/victims.c
 CONFIG_SRCS := config/config.c

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
+#include "cull/goal.h"
 
 /* Exit statuses. */
 #define TOOL_OK 0
@@ -32,13 +33,6 @@
 #define TOOL_LIST_DEFAULT 20
 
 enum tool_cmd { CMD_NONE, CMD_STATUS, CMD_REPORT, CMD_LIST, CMD_CULL, CMD_TRIM };
-enum tool_goal_kind { TG_NONE, TG_TO_RUN, TG_FREE_PCT, TG_BYTES, TG_OLDER_THAN };
-
-struct tool_goal {
-	enum tool_goal_kind kind;
-	uint64_t value;			/* percent, bytes or seconds */
-};
-
 struct tool_opts {
 	enum tool_cmd cmd;
 	const char *conf;		/* -f; NULL: not given */
@@ -47,7 +41,7 @@ struct tool_opts {
 	const char *device;		/* --device, for tests; NULL: TOOL_DEVICE */
 	int json, dry_run, help, version;
 	uint64_t count;			/* list -n */
-	struct tool_goal goal;
+	struct goal goal;		/* GOAL_NONE: none given */
 };
 
 /* Everything a command needs, set up by tool_cli.c. */
@@ -68,8 +62,6 @@ int tool_parse_args(int argc, char *const argv[], struct tool_opts *o,
 int tool_main(int argc, char *argv[]);
 void tool_usage(FILE *f);
 const char *tool_cmd_name(enum tool_cmd c);
-/* "to-run", "free 80%", ...: as the man page and the JSON "goal" say. */
-const char *tool_goal_describe(const struct tool_goal *g, char *buf, size_t len);
 
 /* Formatting (tool_fmt.c).  Each writes into buf and returns buf. */
 #define TOOL_FMT_MAX 64

@@ -66,29 +66,6 @@ tool_usage(FILE *f)
 	      "  -V, --version             the version\n", f);
 }
 
-const char *
-tool_goal_describe(const struct tool_goal *g, char *buf, size_t len)
-{
-	switch (g->kind) {
-	case TG_TO_RUN:
-		snprintf(buf, len, "to-run");
-		break;
-	case TG_FREE_PCT:
-		snprintf(buf, len, "free %" PRIu64 "%%", g->value);
-		break;
-	case TG_BYTES:
-		snprintf(buf, len, "bytes %" PRIu64, g->value);
-		break;
-	case TG_OLDER_THAN:
-		snprintf(buf, len, "older-than %" PRIu64 "s", g->value);
-		break;
-	default:
-		snprintf(buf, len, "none");
-		break;
-	}
-	return buf;
-}
-
 static int
 usage_error(char *err, size_t len, const char *fmt, ...)
 {
@@ -110,16 +87,16 @@ q(const char *s, char *buf, size_t len)
 }
 
 static int
-set_goal(struct tool_opts *o, enum tool_goal_kind k, const char *name, const char *arg,
+set_goal(struct tool_opts *o, enum goal_kind k, const char *name, const char *arg,
 	 char *err, size_t errlen)
 {
 	char sh[80];
 	uint64_t v = 0;
 
-	if (o->goal.kind != TG_NONE)
+	if (o->goal.kind != GOAL_NONE)
 		return usage_error(err, errlen, "%s: only one goal at a time", name);
 	switch (k) {
-	case TG_FREE_PCT: {
+	case GOAL_FREE_PCT: {
 		size_t n = strlen(arg), i;
 		if (n < 2 || arg[n - 1] != '%' || strspn(arg, "0123456789") != n - 1)
 			return usage_error(err, errlen, "%s: '%s' is not a percentage "
@@ -132,14 +109,14 @@ set_goal(struct tool_opts *o, enum tool_goal_kind k, const char *name, const cha
 					   "(1%% to 100%%)", name, q(arg, sh, sizeof(sh)));
 		break;
 	}
-	case TG_BYTES:
+	case GOAL_BYTES:
 		if (config_parse_size(arg, 1, SIZE_MAX_BYTES, &v) < 0)
 			return usage_error(err, errlen, errno == ERANGE ?
 					   "%s: '%s' is out of range (1 to 1073741824G)" :
 					   "%s: '%s' is not a size such as 512M (N[K|M|G])",
 					   name, q(arg, sh, sizeof(sh)));
 		break;
-	case TG_OLDER_THAN:
+	case GOAL_OLDER_THAN:
 		if (config_parse_duration(arg, 1, AGE_MAX, &v) < 0)
 			return usage_error(err, errlen, errno == ERANGE ?
 					   "%s: '%s' is out of range (1s to 3650d)" :
@@ -210,10 +187,10 @@ apply(struct tool_opts *o, const struct opt *p, const char *arg, char *err, size
 			return usage_error(err, errlen, "--count: '%s' is not a number "
 					   "from 1 to 100000000", q(arg, sh, sizeof(sh)));
 		break;
-	case O_TO_RUN: return set_goal(o, TG_TO_RUN, "--to-run", "", err, errlen);
-	case O_FREE: return set_goal(o, TG_FREE_PCT, "--free", arg, err, errlen);
-	case O_BYTES: return set_goal(o, TG_BYTES, "--bytes", arg, err, errlen);
-	case O_OLDER: return set_goal(o, TG_OLDER_THAN, "--older-than", arg, err, errlen);
+	case O_TO_RUN: return set_goal(o, GOAL_RUN_LIMITS, "--to-run", "", err, errlen);
+	case O_FREE: return set_goal(o, GOAL_FREE_PCT, "--free", arg, err, errlen);
+	case O_BYTES: return set_goal(o, GOAL_BYTES, "--bytes", arg, err, errlen);
+	case O_OLDER: return set_goal(o, GOAL_OLDER_THAN, "--older-than", arg, err, errlen);
 	}
 	if (p->has_arg && arg[0] == '\0')
 		return usage_error(err, errlen, "--%s: empty value", p->lng);
@@ -297,7 +274,7 @@ tool_parse_args(int argc, char *const argv[], struct tool_opts *o, char *err, si
 		    used[j]->also != o->cmd)
 			return usage_error(err, errlen, "--%s does not go with %s",
 					   used[j]->lng, cmd_names[o->cmd]);
-	if ((o->cmd == CMD_CULL || o->cmd == CMD_TRIM) && o->goal.kind == TG_NONE)
+	if ((o->cmd == CMD_CULL || o->cmd == CMD_TRIM) && o->goal.kind == GOAL_NONE)
 		return usage_error(err, errlen, "%s needs a goal: --to-run, --free P%%, "
 				   "--bytes SIZE or --older-than AGE", cmd_names[o->cmd]);
 	if (o->cmd == CMD_LIST && o->count == 0)

@@ -202,7 +202,7 @@ serves(const char *socket, const char *dir, const char *sock)
 int
 tool_cull(struct tool_ctx *c)
 {
-	const struct tool_goal *g = &c->o->goal;
+	const struct goal *g = &c->o->goal;
 	char req[CONTROL_REQUEST_MAX], reply[CONTROL_REPLY_MAX], ok[8], result[32];
 	char error[512], sock[ESCAPE_SIZE(128)], b[TOOL_FMT_MAX], gd[64];
 	uint64_t culled = 0, bytes = 0, ms = 0, unseen = 0;
@@ -210,10 +210,10 @@ tool_cull(struct tool_ctx *c)
 	    c->o->conf != NULL && config_given(&c->cfg, "dir") ? c->cfg.dir : NULL;
 
 	switch (g->kind) {
-	case TG_TO_RUN: snprintf(req, sizeof(req), "cull to-run"); break;
-	case TG_FREE_PCT: snprintf(req, sizeof(req), "cull free %" PRIu64, g->value); break;
-	case TG_BYTES: snprintf(req, sizeof(req), "cull bytes %" PRIu64, g->value); break;
-	case TG_OLDER_THAN: snprintf(req, sizeof(req), "cull older-than %" PRIu64, g->value); break;
+	case GOAL_RUN_LIMITS: snprintf(req, sizeof(req), "cull to-run"); break;
+	case GOAL_FREE_PCT: snprintf(req, sizeof(req), "cull free %" PRIu64, g->value); break;
+	case GOAL_BYTES: snprintf(req, sizeof(req), "cull bytes %" PRIu64, g->value); break;
+	case GOAL_OLDER_THAN: snprintf(req, sizeof(req), "cull older-than %" PRIu64, g->value); break;
 	default: return TOOL_USAGE;
 	}
 	if (c->socket[0] == '\0') {
@@ -253,7 +253,7 @@ tool_cull(struct tool_ctx *c)
 	json_get_u64(reply, "bytes", &bytes);
 	json_get_u64(reply, "ms", &ms);
 	json_get_u64(reply, "unseen", &unseen);
-	tool_goal_describe(g, gd, sizeof(gd));
+	goal_describe(g, gd, sizeof(gd));
 	if (c->o->json) {
 		struct jw w;
 		jw_init(&w, stdout);

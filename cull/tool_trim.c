@@ -39,12 +39,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t
-pct_ceil(uint64_t total, uint64_t pct)
-{
-	return total / 100 * pct + (total % 100 * pct + 99) / 100;
-}
-
 /*
  * Hold the device so that no daemon binds meanwhile.  A stand-in named by
  * --device (tests) that is not a character device is held by flock(), and
@@ -91,8 +85,7 @@ hold_device(const char *path, int *fd)
 struct trim {
 	struct tool_ctx *c;
 	struct fsfree f;		/* now, or as it would be (dry run) */
-	struct target t;		/* free counts wanted */
-	uint64_t before_ns;		/* --older-than cut-off */
+	struct goal_active a;		/* the goal as checked: free counts wanted, age cut-off */
 	uint64_t removed, bytes, skipped;
 	uint64_t failed;		/* objects that would not go (unlink refused) */
 	uint64_t changed;		/* candidates changed, moved or gone since their scan */
@@ -114,15 +107,16 @@ enum pass_end {
 static int
 met(const struct trim *t)
 {
-	const struct tool_goal *g = &t->c->o->goal;
+	const struct goal *g = &t->c->o->goal;
 
 	switch (g->kind) {
-	case TG_BYTES:
+	case GOAL_BYTES:
+		/* What trim removed, where the daemon measures free space (the man page). */
 		return t->bytes >= g->value;
-	case TG_OLDER_THAN:
+	case GOAL_OLDER_THAN:
 		return 0;	/* decided by each object's atime */
 	default:
-		return target_met(&t->t, &t->f);
+		return target_met(&t->a.t, &t->f);
 	}
 }
 
@@ -276,7 +270,7 @@ pass(struct trim *t, size_t cap, int *full)
 	vs = victims_new(r, c->cachefd);
 	while (end == PASS_RAN_OUT && victims_next(vs, &v)) {
 		note_key(t, &v);
-		if (c->o->goal.kind == TG_OLDER_THAN && v.atime_ns >= t->before_ns)
+		if (c->o->goal.kind == GOAL_OLDER_THAN && v.atime_ns >= t->a.before_ns)
 			end = PASS_STOPPED;
 		else if (!cache_in_place(c))
 			end = PASS_ERROR;
@@ -344,17 +338,34 @@ table_size(const struct tool_ctx *c, const struct fsfree *f)
 	return cap < TARGET_FLOOR ? TARGET_FLOOR : cap;
 }
 
+/*
+ * The goal in the terms trim checks, resolved as the daemon resolves one
+ * (cull/goal.c), the run limits counted as the kernel counts them.
+ */
+static int
+resolve(struct trim *t)
+{
+	const struct tool_ctx *c = t->c;
+	struct target run;
+	struct timespec ts;
+
+	run.bavail = tool_kernel_limit(t->f.blocks, c->cfg.limit[LIM_BRUN]);
+	run.ffree = tool_kernel_limit(t->f.files, c->cfg.limit[LIM_FRUN]);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return goal_resolve(&c->o->goal, &t->f, &run, timespec_ns(&ts), now_ms(), &t->a);
+}
+
 /* Why a goal was not met, for the summary line. */
 static const char *
 not_met_why(const struct trim *t, int r)
 {
 	if (r < 0)
 		return "not met: stopped by the error above";
-	if (t->c->o->goal.kind == TG_OLDER_THAN && t->unseen > 0)
+	if (t->c->o->goal.kind == GOAL_OLDER_THAN && t->unseen > 0)
 		return "not met: some entries could not be read or were too deep to check";
-	if (t->c->o->goal.kind == TG_OLDER_THAN && t->changed > 0)
+	if (t->c->o->goal.kind == GOAL_OLDER_THAN && t->changed > 0)
 		return "not met: objects changed or moved while trim ran; run it again";
-	if (t->c->o->goal.kind == TG_OLDER_THAN && t->failed > 0)
+	if (t->c->o->goal.kind == GOAL_OLDER_THAN && t->failed > 0)
 		return "not met: objects named above could not be removed";
 	return "not met: nothing more can be removed";
 }
@@ -389,11 +400,10 @@ summary(struct trim *t, const char *gd, int r, double seconds)
 int
 tool_trim(struct tool_ctx *c)
 {
-	const struct tool_goal *g = &c->o->goal;
+	const struct goal *g = &c->o->goal;
 	const char *device = c->o->device ? c->o->device : TOOL_DEVICE;
 	struct tool_daemon d;
 	struct trim t;
-	struct timespec ts;
 	uint64_t t0 = now_ms();
 	enum pass_end end;
 	size_t cap;
@@ -433,22 +443,12 @@ tool_trim(struct tool_ctx *c)
 			close(devfd);
 		return TOOL_ERR;
 	}
-	switch (g->kind) {
-	case TG_TO_RUN:
-		t.t.bavail = tool_kernel_limit(t.f.blocks, c->cfg.limit[LIM_BRUN]);
-		t.t.ffree = tool_kernel_limit(t.f.files, c->cfg.limit[LIM_FRUN]);
-		break;
-	case TG_FREE_PCT:
-		t.t.bavail = pct_ceil(t.f.blocks, g->value);
-		break;
-	case TG_OLDER_THAN:
-		clock_gettime(CLOCK_REALTIME, &ts);
-		t.before_ns = timespec_ns(&ts);
-		t.before_ns = g->value < t.before_ns / 1000000000u ?
-		    t.before_ns - g->value * 1000000000u : 0;
-		break;
-	default:
-		break;
+	if (resolve(&t) < 0) {
+		fprintf(stderr, "cachefiles-cull: %s: not a goal trim can work towards\n",
+			goal_describe(g, gd, sizeof(gd)));
+		if (devfd >= 0)
+			close(devfd);
+		return TOOL_USAGE;
 	}
 	cap = table_size(c, &t.f);
 	if (c->o->json) {
@@ -463,7 +463,7 @@ tool_trim(struct tool_ctx *c)
 	 * old atime, or renamed): look again from the oldest, a few times at
 	 * most against a cache that keeps changing.  A dry run lists, once.
 	 */
-	for (again = 0; g->kind == TG_OLDER_THAN && !c->o->dry_run && end != PASS_ERROR &&
+	for (again = 0; g->kind == GOAL_OLDER_THAN && !c->o->dry_run && end != PASS_ERROR &&
 	     t.changed > 0 && again < TRIM_AGAIN_MAX; again++) {
 		t.changed = 0;
 		t.have_last = 0;
@@ -472,12 +472,12 @@ tool_trim(struct tool_ctx *c)
 	/* --older-than is met when every object older than the cut-off went. */
 	if (end == PASS_ERROR)
 		r = -1;
-	else if (g->kind == TG_OLDER_THAN)
+	else if (g->kind == GOAL_OLDER_THAN)
 		r = (end == PASS_STOPPED || !full) && t.failed == 0 && t.unseen == 0 &&
 		    t.changed == 0;
 	else
 		r = end == PASS_STOPPED;
-	tool_goal_describe(g, gd, sizeof(gd));
+	goal_describe(g, gd, sizeof(gd));
 	summary(&t, gd, r, (double)(now_ms() - t0) / 1000.0);
 	if (devfd >= 0)
 		close(devfd);

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "daemon/engine.h"
-#include "daemon/goal.h"
+#include "cull/goal.h"
 
 #define CONTROL_CLIENTS_MAX 16
 #define CONTROL_TIMEOUT_MS 5000		/* for the request, and again for the reply */

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "daemon/engine_fsm.h"
-#include "daemon/goal.h"
+#include "cull/goal.h"
 
 struct config;
 struct kchan;

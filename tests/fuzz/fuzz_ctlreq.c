@@ -10,7 +10,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 #include "daemon/control.h"
-#include "daemon/goal.h"
+#include "cull/goal.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -64,7 +64,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(req.verb == CONTROL_STATUS || req.verb == CONTROL_RESCAN ||
 		   req.verb == CONTROL_CULL, "verb %d", (int)req.verb);
 	if (req.verb == CONTROL_CULL) {
-		FUZZ_CHECK((unsigned)req.goal.kind <= GOAL_OLDER_THAN, "goal kind %d",
+		FUZZ_CHECK(req.goal.kind != GOAL_NONE &&
+			   (unsigned)req.goal.kind <= GOAL_OLDER_THAN, "goal kind %d",
 			   (int)req.goal.kind);
 		if (req.goal.kind == GOAL_FREE_PCT)
 			FUZZ_CHECK(req.goal.value >= 1 && req.goal.value <= 100,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "daemon/goal.h"
+#include "cull/goal.h"
 
 #include <string.h>
 

@@ -57,18 +57,18 @@ test_args_order(void **state)
 	assert_int_equal(o.count, TOOL_LIST_DEFAULT);
 	assert_int_equal(parse(&o, err, A("trim"), A("--older-than"), A("2w"), A("--dry-run"),
 				A("-f"), A("/etc/x.conf"), A("--device"), A("/tmp/d"), NULL), TOOL_OK);
-	assert_int_equal(o.goal.kind, TG_OLDER_THAN);
+	assert_int_equal(o.goal.kind, GOAL_OLDER_THAN);
 	assert_true(o.goal.value == 14 * 86400);
 	assert_true(o.dry_run);
 	assert_string_equal(o.conf, "/etc/x.conf");
 	assert_string_equal(o.device, "/tmp/d");
 	assert_int_equal(parse(&o, err, A("cull"), A("--free"), A("80%"), A("-s"), A("/s"), NULL), TOOL_OK);
-	assert_true(o.goal.kind == TG_FREE_PCT && o.goal.value == 80);
+	assert_true(o.goal.kind == GOAL_FREE_PCT && o.goal.value == 80);
 	assert_string_equal(o.socket, "/s");
 	assert_int_equal(parse(&o, err, A("--bytes=1G"), A("cull"), NULL), TOOL_OK);
-	assert_true(o.goal.kind == TG_BYTES && o.goal.value == 1ull << 30);
+	assert_true(o.goal.kind == GOAL_BYTES && o.goal.value == 1ull << 30);
 	assert_int_equal(parse(&o, err, A("cull"), A("--to-run"), NULL), TOOL_OK);
-	assert_int_equal(o.goal.kind, TG_TO_RUN);
+	assert_int_equal(o.goal.kind, GOAL_RUN_LIMITS);
 	assert_int_equal(parse(&o, err, A("--help"), NULL), TOOL_OK);
 	assert_true(o.help);
 	assert_int_equal(parse(&o, err, A("-V"), NULL), TOOL_OK);

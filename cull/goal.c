@@ -3,7 +3,7 @@
  * goal.c: resolving and checking goals.  Sizes become whole blocks rounded
  * up, so that "free N bytes" never stops short by a fraction of a block.
  */
-#include "daemon/goal.h"
+#include "cull/goal.h"
 #include "lib/util.h"
 
 #include <stdio.h>
@@ -47,6 +47,8 @@ goal_resolve(const struct goal *g, const struct fsfree *f,
 		out->before_ns = g->value < now_ns / 1000000000u ?
 		    now_ns - g->value * 1000000000u : 0;
 		return 0;
+	case GOAL_NONE:
+		break;
 	}
 	return -1;
 }
@@ -84,6 +86,9 @@ goal_describe(const struct goal *g, char *buf, unsigned len)
 		break;
 	case GOAL_OLDER_THAN:
 		snprintf(buf, len, "older-than %llus", v);
+		break;
+	case GOAL_NONE:
+		snprintf(buf, len, "none");
 		break;
 	default:
 		snprintf(buf, len, "?");

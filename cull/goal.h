@@ -8,7 +8,8 @@
  * a target of free blocks and files (cull/target.h) and an access-time
  * cut-off.  The kernel's own request is the run-limits goal; the cull_age
  * directive is a standing age goal; a goal asked from outside (the control
- * socket) is any of them.  The engine culls towards the union of the active
+ * socket) is any of them; so is one the tool cachefiles-cull works towards
+ * by itself.  The engine culls towards the union of the active
  * goals: a candidate goes when some unmet goal accepts it, and culling stops
  * when every goal is met.
  */
@@ -20,6 +21,7 @@
 #include "cull/target.h"
 
 enum goal_kind {
+	GOAL_NONE,		/* none asked yet (the tool's options before parsing) */
 	GOAL_RUN_LIMITS,	/* up to brun and frun, as the kernel asks */
 	GOAL_FREE_PCT,		/* value: percent of the blocks free */
 	GOAL_BYTES,		/* value: bytes to free beyond what is free now */
