@@ -14,13 +14,18 @@ mkdir -p "$T/bin"
 printf '#!/bin/sh\necho "$*" >>"%s/calls"\n' "$T" >"$T/bin/deb-systemd-helper"
 chmod +x "$T/bin/deb-systemd-helper"
 sed -e "s|^DEFAULTS=.*|DEFAULTS=$T/default|" -e "s|^DROPIN_DIR=.*|DROPIN_DIR=$T/d|" \
-    -e "s|^OLD_LOGCHECK=.*|OLD_LOGCHECK=$T/ignore.d.workstation|" \
+    -e "s|^OLD_LOGCHECK=.*|OLD_LOGCHECK=$T/ignore.d.workstation|" -e "s|^RC_ROOT=.*|RC_ROOT=$T|" \
     -e 's|^#DEBHELPER#$||' "$TOP/packaging/debian/cachefilesd.postinst" >"$T/postinst"
 if ! command -v dpkg >/dev/null; then
 	skip "the postinst" "dpkg is not installed"; tap_done; exit
 fi
 pi() { rm -rf "$T/d" "$T/calls"; PATH=$T/bin:$PATH sh "$T/postinst" "$@" >"$T/out" 2>&1; }
 D=$T/d/debian-daemon-opts.conf
+# 0.10.10's init script, started at boot (update-rc.d defaults) unless a
+# case below disables it.
+mkdir -p "$T/rc2.d" "$T/rc5.d"
+ln -s ../init.d/cachefilesd "$T/rc2.d/S01cachefilesd"
+ln -s ../init.d/cachefilesd "$T/rc5.d/S01cachefilesd"
 
 # 0.10.10's own file: RUN=yes commented out, DAEMON_OPTS empty.
 printf '#RUN=yes\nDAEMON_OPTS=""\n' >"$T/default"
@@ -39,6 +44,27 @@ check_grep "  ... ExecStart= reset first" '^ExecStart=$' "$D"
 check_grep "  ... the reload checks the -f file" '^ExecReload=/usr/sbin/cachefilesd -t -f /etc/other.conf$' "$D"
 check_grep "  ... then sends SIGHUP to \$MAINPID" '^ExecReload=/bin/kill -HUP \$MAINPID$' "$D"
 check_grep "  ... and says where" 'carried into' "$T/out"
+check_grep "  ... and that the AppArmor profile reads no /etc/other.conf" \
+	"only from /etc/cachefilesd\*\.conf; with AppArmor enabled, move /etc/other.conf" "$T/out"
+check_grep "  ... naming the local rule to add" "'/etc/other.conf r,' to /etc/apparmor.d/local" "$T/out"
+printf 'RUN=yes\nDAEMON_OPTS="-f /etc/cachefilesd-site.conf"\n' >"$T/default"
+pi configure 0.10.10-0.3
+check_no_grep "a -f file the profile allows: no AppArmor note" "NOTE" "$T/out"
+
+# RUN=yes, but the admin disabled the init script under 0.10.10
+# (update-rc.d cachefilesd disable: the start links become K links).
+printf 'RUN=yes\n' >"$T/default"
+mv "$T/rc2.d/S01cachefilesd" "$T/rc2.d/K01cachefilesd"
+mv "$T/rc5.d/S01cachefilesd" "$T/rc5.d/K01cachefilesd"
+pi configure 0.10.10-0.3
+check_eq "RUN=yes with the init script disabled: a disabled state is recorded" \
+	"enable cachefilesd.service
+disable cachefilesd.service" "$(cat "$T/calls" 2>/dev/null)"
+check_grep "  ... and the admin is told why" 'init script was disabled.*stays disabled' "$T/out"
+mv "$T/rc2.d/K01cachefilesd" "$T/rc2.d/S01cachefilesd"
+pi configure 0.10.10-0.3
+check "  ... one start link left (runlevel 2): left to debhelper (enabled)" test ! -e "$T/calls"
+mv "$T/rc5.d/K01cachefilesd" "$T/rc5.d/S01cachefilesd"
 
 # A last line that returns non-zero, as 0.10.10's script (no set -e) allowed.
 printf 'RUN=yes\nDAEMON_OPTS="-d"\n[ -r /nonexistent ] && DAEMON_OPTS=-N\n' >"$T/default"
