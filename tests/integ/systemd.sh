@@ -31,6 +31,7 @@ check_grep "watchdog configured" '^WatchdogSec=' "$UNIT"
 check_grep "device allowed read-write" '^DeviceAllow=/dev/cachefiles rw$' "$UNIT"
 check_no_grep "no securebits that would strip root's capabilities at exec" '^SecureBits=.*noroot' "$UNIT"
 check_grep "cache directory writable under ProtectSystem=strict" '^ReadWritePaths=-?/var/cache/fscache' "$UNIT"
+check_grep "  ... and the older default the security modules allow" '^ReadWritePaths=-/var/fscache$' "$UNIT"
 check_no_grep "no placeholder left after substitution" '@SBINDIR@' "$TMP/cachefilesd.service"
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
