@@ -241,7 +241,8 @@ listening(const char *path, const struct sockaddr_un *sun)
 	close(fd);
 	if (r == 0 || errno == EAGAIN || errno == EINPROGRESS)
 		return 1;
-	if (errno == ECONNREFUSED)
+	/* Stale, or gone: a previous instance removes its socket as it exits. */
+	if (errno == ECONNREFUSED || errno == ENOENT)
 		return 0;
 	log_err("control socket %s: connect", path);
 	return -1;
@@ -283,11 +284,13 @@ clear_stale(const char *path, const struct sockaddr_un *sun)
 	}
 	if (r == -1)
 		return -1;
-	log_info("control socket %s: replacing a stale socket", path);
-	if (unlink(path) == -1 && errno != ENOENT) {
+	if (unlink(path) == -1) {
+		if (errno == ENOENT)
+			return 0;	/* its owner removed it while we waited */
 		log_err("control socket %s: unlink", path);
 		return -1;
 	}
+	log_info("control socket %s: replacing a stale socket", path);
 	return 0;
 }
 

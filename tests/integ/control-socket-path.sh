@@ -47,7 +47,17 @@ kill -KILL "$DAEMON_PID"; daemon_wait_exit 5
 check "a listener gone within the wait: its socket is taken over" \
     wait_for 15 grep -q 'replacing a stale socket' "$SIM_TMP/third.log"
 check "the new daemon answers" wait_for 10 answers
-DAEMON_PID=$third
+# One that stops cleanly meanwhile removes its socket (systemctl restart
+# overlapping a start by hand): the new one must not take the vanished
+# socket for an error, and binds once the device is free.
+CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" >"$SIM_TMP/fourth.log" 2>&1 &
+fourth=$!
+sleep 1
+kill -TERM "$third"; wait "$third"
+check "a listener that stops cleanly within the wait: the new daemon answers" wait_for 15 answers
+check_no_grep "  ... its vanished socket was no error" 'connect' "$SIM_TMP/fourth.log"
+check "  ... and the new daemon runs" kill -0 "$fourth"
+DAEMON_PID=$fourth
 daemon_signal TERM; daemon_wait_exit 5
 check "the socket is removed at exit" test ! -e "$SIM_CTLSOCK"
 
