@@ -691,6 +691,24 @@ control_poll(struct control *c)
 	}
 }
 
+/*
+ * The daemon stops (SIGTERM, a dead cache) while cl waits for its goal:
+ * tell it so, in one non-blocking try, rather than close without a word
+ * and log that it went away.  The engine goes too: nothing to cancel.
+ */
+static void
+client_stopping(struct client *cl)
+{
+	static const char msg[] =
+	    "{\"ok\":false,\"error\":\"the daemon is stopping; the goal is withdrawn\"}\n";
+
+	memcpy(cl->out, msg, sizeof(msg) - 1);
+	cl->outlen = sizeof(msg) - 1;
+	cl->outoff = 0;
+	(void)flush_out(cl);
+	cl->goal = -1;
+}
+
 void
 control_free(struct control *c)
 {
@@ -698,9 +716,13 @@ control_free(struct control *c)
 
 	if (c == NULL)
 		return;
-	for (i = 0; i < ARRAY_SIZE(c->clients); i++)
-		if (c->clients[i] != NULL)
-			client_free(c->clients[i]);
+	for (i = 0; i < ARRAY_SIZE(c->clients); i++) {
+		if (c->clients[i] == NULL)
+			continue;
+		if (c->clients[i]->phase == WAITING)
+			client_stopping(c->clients[i]);
+		client_free(c->clients[i]);
+	}
 	event_free(c->ev_accept);
 	/*
 	 * The name first: once the socket is closed, a new daemon may find the

@@ -144,8 +144,23 @@ check_eq "cull older-than, an object the scan cannot offer: exhausted" '"exhaust
 check_eq "  ... the reply counts it unseen" 1 "$(jval unseen "$r")"
 check "  ... and it is still there" test -f "$nl"
 
+# A stop while a client waits for its goal (every cull slowed to 2 s):
+# the client is told, not left with a closed connection, and the log does
+# not say it went away.
+cull_objects v2 20 16 $((now - 50 * 86400)) 60
+ctl rescan 2000 >/dev/null
+wait_for 5 sh -c "[ \$(grep -c 'scan: [0-9]* objects' '$DAEMON_LOG') -ge 3 ]"
+sim_ctl fault "cull slow=2000" >/dev/null
+c0=$(sim_state culls)
+ctl "cull bytes 163840" 20000 >"$SIM_TMP/stopped.reply" 2>&1 &
+waiter=$!
+wait_for 5 sh -c "[ \$(sim_state culls) -gt $c0 ]" || sleep 1
 daemon_signal TERM
-daemon_wait_exit 5
+wait "$waiter"
+check_grep "a stop while a goal waits: the client gets an answer" \
+    '^\{"ok":false,"error":"the daemon is stopping; the goal is withdrawn"\}$' "$SIM_TMP/stopped.reply"
+daemon_wait_exit 10
 check_eq "the daemon exits cleanly" 0 "$DAEMON_STATUS"
+check_no_grep "  ... and does not say the client went away" 'went away' "$DAEMON_LOG"
 check "the socket is removed at exit" test ! -e "$SIM_CTLSOCK"
 tap_done
