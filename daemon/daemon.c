@@ -282,6 +282,9 @@ fill_status(const struct daemon *d, struct status *s)
 		log_warn("%s/cache: statvfs", d->cfg->dir);
 	if (d->eng != NULL)
 		engine_snapshot(d->eng, &s->eng);
+	/* A state read can learn of it first; the engine only by a batch. */
+	if (d->eng != NULL && d->k != NULL && kernel_dead(d->k))
+		s->eng.state = EFSM_DEAD;
 	add_totals(&s->eng, &d->carry);
 }
 

@@ -3,7 +3,8 @@
 # When the daemon must exit: an injected EIO that the liveness probe
 # confirms (on a cull, and on a state read), and state lines that stay
 # malformed.  Each exits non-zero with a clear message, promptly, and
-# nothing outside the cache changes.  The same EIO with a live probe is
+# nothing outside the cache changes; a dead cache is the metrics file's
+# last state.  The same EIO with a live probe is
 # outlived (fault-cull-storm.sh, fault-read-storm.sh).
 . "$TOP/tests/lib.sh"; . "$TOP/tests/integ/lib-sim.sh"
 . "$TOP/tests/integ/cull-lib.inc"; . "$TOP/tests/integ/fault-lib.inc"
@@ -12,7 +13,7 @@
 # kernel asks; the daemon must exit non-zero within 10 s.
 variant() {
 	_name=$1 _msg=$2; shift 2
-	FAULT_OBJECTS=30 fault_setup
+	FAULT_OBJECTS=30 FAULT_METRICS=1 fault_setup
 	for _r in "$@"; do sim_ctl fault "$_r" >/dev/null; done
 	fault_ask
 	daemon_wait_exit 10
@@ -21,6 +22,10 @@ variant() {
 	*) ok "$_name: the daemon exits non-zero ($DAEMON_STATUS)" ;;
 	esac
 	check_grep "$_name: the message says why" "$_msg" "$DAEMON_LOG"
+	# The file's last word: dead however it was learnt (a cull, or a read).
+	[ "$_msg" = 'cache is dead' ] &&
+		check_grep "$_name: the metrics file's last state is dead" \
+		    '^cachefilesd_state\{state="dead"\} 1$' "$SIM_TMP/metrics.prom"
 	fault_check_outside "$_name"
 	note "table: $_name | $(sim_state faults) faults | exit $DAEMON_STATUS"
 	sim_cleanup_now
