@@ -13,6 +13,8 @@
 #include "lib/kcmd.h"
 #include "lib/util.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -795,13 +797,24 @@ static int
 load(struct config *cfg, const char *path, int need_dir, config_error_fn fn, void *arg)
 {
 	size_t len = 0;
+	struct stat sb;
 	ssize_t n;
 	char *buf;
 	int fd, errors;
 
 	config_defaults(cfg);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+	/*
+	 * A FIFO with no writer would hold open() (and the start, or -t) for
+	 * good: opened without waiting, then read as usual, it reads as empty.
+	 * One with a writer (-f <(...)) reads what is written.
+	 */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) == -1)
 		return load_error(path, fn, arg, "open", errno);
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1) {
+		errors = load_error(path, fn, arg, "fcntl", errno);
+		close(fd);
+		return errors;
+	}
 	/* One byte more than allowed, to tell a full file from a too long one. */
 	buf = xmalloc(CFG_FILE_MAX + 1);
 	while (len <= CFG_FILE_MAX) {
@@ -819,6 +832,8 @@ load(struct config *cfg, const char *path, int need_dir, config_error_fn fn, voi
 	if (len > CFG_FILE_MAX)
 		errors = load_error(path, fn, arg, "file is larger than "
 				    CFG_FILE_MAX_TEXT, 0);
+	else if (len == 0 && fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode))
+		errors = load_error(path, fn, arg, "a FIFO that nothing was written to", 0);
 	else
 		errors = parse_buffer(cfg, path, buf, len, need_dir, fn, arg);
 out:

@@ -162,4 +162,15 @@ printf 'dir %s\nbrun 10\nfrob 1\n' "$T/cache" >"$C"
 cmd "a start with mistakes exits 2" 2 -n -s -f "$C"
 check_grep "  ... each mistake located" "c\.conf:3: unknown directive 'frob'" "$T/err"
 check_grep "  ... then the count" "c\.conf: configuration has 2 errors\$" "$T/err"
+# A FIFO at the configuration's path, nothing writing to it: an open() that
+# waits would hold -t and the start for good.
+mkfifo "$T/fifo.conf"
+cmd "-t on a FIFO no one writes to exits 2 at once" 2 -t -f "$T/fifo.conf"
+check_grep "  ... and says what it is" 'fifo\.conf: a FIFO that nothing was written to' "$T/err"
+cmd "a start on that FIFO exits 2 at once" 2 -n -s -f "$T/fifo.conf"
+# One with a writer (a shell's -f <(...)) is read as it is written.
+printf 'dir %s\n' "$T/cache" >"$C"
+( sleep 1; cat "$C" ) >"$T/fifo.conf" &
+cmd "-t on a FIFO that is written to reads it" 0 -t -f "$T/fifo.conf"
+wait
 tap_done
