@@ -175,8 +175,12 @@ config_cmd(struct kchan *k, const char *cmd)
 	if ((r = kernel_cmd(k, "%s", cmd)) == 0)
 		return 0;
 	cmd_word(cmd, word, sizeof(word));
-	log_errx("kernel refused \"%s\": %s (%s)", cmd, strerror(-r),
-		  kernel_explain(word, -r));
+	if (strcmp(word, "bind") == 0)	/* the directory went in an earlier command */
+		log_errx("kernel refused \"bind\" of %s: %s (%s)", kernel_dir(k),
+			  strerror(-r), kernel_explain(word, -r));
+	else
+		log_errx("kernel refused \"%s\": %s (%s)", cmd, strerror(-r),
+			  kernel_explain(word, -r));
 	return r;
 }
 

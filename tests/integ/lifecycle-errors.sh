@@ -44,7 +44,7 @@ printf 'x sleep 30\n' | "$CFSIM" client "$SIM_SOCK" >/dev/null &
 holder=$!
 SIM_EXTRA_PIDS="$holder"
 wait_for 5 sh -c "[ \"\$($CFSIM ctl $SIM_CTL state | tr ' ' '\n' | sed -n 's/^connected=//p')\" = 1 ]"
-CACHEFILESD_BUSY_WAIT_MS=1000 daemon_start
+daemon_start	# it waits 10 s for the holder (a previous instance?), then fails
 fails "device held by another client" 'busy' 20 2
 kill "$holder" 2>/dev/null
 pkill -P "$holder" sleep 2>/dev/null
@@ -67,6 +67,8 @@ for e in EROFS:'read-only' EOPNOTSUPP:'xattr' EACCES:'permission'; do
 	sim_start --fail-bind "${e%%:*}"
 	daemon_start
 	fails "bind fails ${e%%:*}" "${e#*:}"
+	check_grep "bind fails ${e%%:*}: the message names the directory" \
+	    "refused \"bind\" of $SIM_DIR:" "$SIM_TMP/last.log"
 	sim_stop
 done
 
