@@ -82,6 +82,14 @@
 #define STATE_DEFER_MS 60000
 #define AGE_PERIOD_MIN_S 60
 #define AGE_PERIOD_MAX_S 86400
+/*
+ * A kernel that refuses every cull the same way (EROFS on a cache remounted
+ * read-only, EACCES, EIO on a live cache) would log a line an object, again
+ * after each rescan: a million-object cache, a million lines.  So the first
+ * few of a minute are named, the rest counted in one line.
+ */
+#define REFUSED_NAMED 5
+#define REFUSED_WINDOW_MS 60000
 
 struct outside_goal {
 	int used;
@@ -174,6 +182,11 @@ struct engine {
 	int lost;			/* DIR/cache is not our directory any more */
 
 	uint64_t scans, culled, culled_blocks, busy, vanished, moved;
+	/* Culls the kernel refused (not busy, not gone): see REFUSED_NAMED. */
+	uint64_t refused_t0;
+	unsigned refused_named;
+	uint64_t refused_quiet;
+	int refused_err;		/* the last one counted */
 	struct scan_stats last;
 	struct victims_stats vgone;	/* from tables already freed */
 };
@@ -957,6 +970,39 @@ shown(const struct victim *v, char *buf, size_t size)
 	return buf;
 }
 
+/* The refusals counted since the last line, in one line. */
+static void
+refused_summary(struct engine *e)
+{
+	if (e->refused_quiet == 0)
+		return;
+	log_warnx("cull: %llu more culls refused within %d s, not named one by one "
+		  "(the last: %s)", (unsigned long long)e->refused_quiet,
+		  REFUSED_WINDOW_MS / 1000, strerror(e->refused_err));
+	e->refused_quiet = 0;
+}
+
+/* A cull the kernel refused: named while few in this window, else counted. */
+static void
+refused(struct engine *e, const char *name, int err)
+{
+	uint64_t now = now_ms();
+
+	if (e->refused_named == 0 || now - e->refused_t0 >= REFUSED_WINDOW_MS) {
+		refused_summary(e);
+		e->refused_t0 = now;
+		e->refused_named = 0;
+	}
+	if (e->refused_named < REFUSED_NAMED) {
+		e->refused_named++;
+		errno = err;
+		log_warn("cull %s", name);
+		return;
+	}
+	e->refused_quiet++;
+	e->refused_err = err;
+}
+
 /* Send one cull; 1 culled, 0 not, -1 the cache died. */
 static int
 cull_one(struct engine *e, const struct victim *v, int keep_busy)
@@ -1006,9 +1052,7 @@ cull_one(struct engine *e, const struct victim *v, int keep_busy)
 		}
 		/* FALLTHROUGH */
 	default:
-		shown(v, name, sizeof(name));
-		errno = -err;
-		log_warn("cull %s", name);
+		refused(e, shown(v, name, sizeof(name)), -err);
 		return 0;
 	}
 }
@@ -1113,6 +1157,8 @@ cull_batch(struct engine *e, uint64_t *culled)
 	}
 	if (fchdir(e->cachefd) < 0)
 		log_warn("%s/cache: fchdir", cache_dir(e));
+	if (now_ms() - e->refused_t0 >= REFUSED_WINDOW_MS)
+		refused_summary(e);
 	return r < 0 ? -1 : 0;
 }
 
@@ -1588,6 +1634,7 @@ engine_free(struct engine *e)
 	if (e == NULL)
 		return;
 	event(e, EFSM_EV_STOP, &out);
+	refused_summary(e);
 	cancel_scan(e);		/* whatever the state: never leave a thread behind */
 	state_keep(e);
 	victims_free(e->vs);
