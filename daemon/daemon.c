@@ -880,6 +880,58 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 
 /* ---- start-up ---- */
 
+static volatile sig_atomic_t parent_sig;
+
+static void
+on_parent_sig(int sig)
+{
+	parent_sig = sig;
+}
+
+static void
+forward_sig(pid_t pid)
+{
+	if (parent_sig != 0)
+		kill(pid, parent_sig);
+	parent_sig = 0;
+}
+
+/*
+ * The waiting parent: SIGTERM or SIGINT (a Ctrl-C at the terminal, which
+ * the child in its own session never sees) goes to the child, which then
+ * ends its start as asked; the parent exits with what the child reports.
+ * No SA_RESTART: the read and the wait return EINTR, and the signal is
+ * passed on there.
+ */
+static void
+parent_wait(int rfd, pid_t pid)
+{
+	struct sigaction sa;
+	sigset_t stop;
+	int status;
+	ssize_t n;
+	pid_t r;
+	char c;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_parent_sig;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &stop, NULL);
+	while ((n = read(rfd, &c, 1)) == -1 && errno == EINTR)
+		forward_sig(pid);
+	if (n == 1)
+		_exit(0);
+	while ((r = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
+		forward_sig(pid);
+	if (r == -1 || !WIFEXITED(status))
+		_exit(1);	/* unknown, or killed: a failure, never garbage */
+	_exit(WEXITSTATUS(status));
+}
+
 /*
  * Fork; the parent exits 0 once the child reports a bound cache, else with
  * the child's status: 0 when it was stopped, as asked, before it bound.
@@ -887,8 +939,7 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 static int
 detach(struct daemon *d)
 {
-	int p[2], status;
-	char c;
+	int p[2];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) == -1) {
@@ -900,16 +951,8 @@ detach(struct daemon *d)
 		return -1;
 	}
 	if (pid > 0) {
-		pid_t r;
-
 		close(p[1]);
-		if (read(p[0], &c, 1) == 1)
-			_exit(0);
-		while ((r = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
-			;
-		if (r == -1 || !WIFEXITED(status))
-			_exit(1);	/* unknown, or killed: a failure, never garbage */
-		_exit(WEXITSTATUS(status));
+		parent_wait(p[0], pid);
 	}
 	close(p[0]);
 	d->report_fd = p[1];

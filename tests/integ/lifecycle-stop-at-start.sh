@@ -5,7 +5,8 @@
 # answering) is acted on at once: exit 0, one line that says so, nothing
 # bound.  Before, the daemon sat out the wait (up to 10 s) and then exited
 # 1, so that "systemctl stop" during a start left the unit failed; a
-# detached start's waiting parent exited 1 ("did not start") as well.
+# detached start's waiting parent exited 1 ("did not start") as well, and
+# ignored a SIGINT (a Ctrl-C) of its own.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/integ/lib-sim.sh"
 
@@ -86,6 +87,25 @@ if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
 else
 	not_ok "detached: the child waits for the live socket"; sed 's/^/#   /' "$SIM_TMP/third.log"
 	kill "$parent" $child 2>/dev/null
+fi
+
+# 4. Detached, a Ctrl-C at the terminal: SIGINT reaches only the waiting
+# parent (the child has its own session), which passes it on.
+CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -s -f "$SIM_CONF" -p "$SIM_TMP/fourth.pid" \
+    >"$SIM_TMP/fourth.log" 2>&1 &
+parent=$!
+child=
+wait_for 5 sh -c "pgrep -P $parent >/dev/null" && child=$(pgrep -P "$parent" | head -1)
+sleep 1
+if [ -n "$child" ] && kill -0 "$parent" 2>/dev/null; then
+	stop_waiting INT "$parent" "$parent"
+	check_eq "detached, SIGINT to the waiting parent: it exits 0" 0 "$DAEMON_STATUS"
+	check "  ... within 2 s, not after the wait" test "$(secs_since "$t0")" -le 2
+	check_grep "  ... the child was asked to stop and said so" \
+	    'Daemon Terminated .stopped before it bound the cache.$' "$SIM_TMP/fourth.log"
+	check "  ... and no daemon was left behind" wait_for 2 sh -c "! kill -0 $child 2>/dev/null"
+else
+	not_ok "detached: the parent waits for the child"; sed 's/^/#   /' "$SIM_TMP/fourth.log"
 fi
 
 DAEMON_PID=$first
