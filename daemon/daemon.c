@@ -1353,6 +1353,9 @@ daemon_run(const struct options *opt, struct config *cfg)
 	/* Locked before the device is opened: a second instance fails fast. */
 	if (pidpath != NULL && (d->pf = pidfile_open(pidpath, &holder)) == NULL)
 		return 1;
+	if (!opt->foreground && opt->to_stderr && opt->debug == 0)
+		log_warnx("-s without -n or -d: standard error is closed once the "
+			  "detached daemon has bound the cache; its messages after that go nowhere");
 	if (!opt->foreground && detach(d) == -1) {
 		pidfile_close(d->pf);
 		return 1;

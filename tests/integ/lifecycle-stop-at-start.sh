@@ -84,6 +84,8 @@ if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
 	check_grep "  ... that is, while another process listened there" \
 	    'asked to stop while another process listened there' "$SIM_TMP/third.log"
 	check "  ... its pid file is gone" test ! -e "$SIM_TMP/third.pid"
+	check_grep "  ... -s without -n or -d: warned that later messages go nowhere" \
+	    '-s without -n or -d: standard error is closed' "$SIM_TMP/third.log"
 else
 	not_ok "detached: the child waits for the live socket"; sed 's/^/#   /' "$SIM_TMP/third.log"
 	kill "$parent" $child 2>/dev/null
