@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CHECK_DEPTH 16		/* deeper than any layout the kernel makes */
+#define CHECK_DEPTH 16		/* past any layout the kernel makes; the level below is stat()ed */
 #define CHECK_ENTRIES 1000000	/* directory entries read before giving up */
 
 /* Whose the tree is, or why the DAC capabilities are needed all the same. */
