@@ -161,8 +161,12 @@ pidfile_open(const char *path, pid_t *holder)
 
 			if (err == EWOULDBLOCK) {
 				*holder = read_holder(pf->fd);
-				log_errx("another cachefilesd (pid %ld) is running: %s is locked",
-					  (long)*holder, path);
+				if (*holder > 0)
+					log_errx("another cachefilesd (pid %ld) is running: %s is locked",
+						  (long)*holder, path);
+				else	/* no pid written in it (yet, or ever) */
+					log_errx("another process holds %s locked: another cachefilesd "
+						  "starting, or not a cachefilesd pid file", path);
 			} else {
 				log_err("%s: lock pidfile", path);
 			}

@@ -61,4 +61,23 @@ if sim_wait_bound 5; then ok "stale pidfile: the daemon starts"; else not_ok "st
 daemon_signal TERM
 daemon_wait_exit 5
 check "stale pidfile: removed on exit" test ! -e "$PIDF"
+
+# A lock held by a process that wrote no pid in the file (not ours, or one
+# of ours that has not written it yet): refused, without a made-up pid.
+echo "not a pid" >"$PIDF"
+flock "$PIDF" sleep 30 &
+locker=$!
+SIM_EXTRA_PIDS="$locker"
+wait_for 5 sh -c "! flock -n '$PIDF' true"
+: >"$DAEMON_LOG"
+daemon_start -n -s -p "$PIDF" -f "$SIM_CONF"
+daemon_wait_exit 5
+check_eq "a lock held, no pid in the file: exit status 1" 1 "$DAEMON_STATUS"
+check_grep "  ... the message says another process holds it" \
+    "another process holds $PIDF locked" "$DAEMON_LOG"
+check_no_grep "  ... and names no pid 0" 'pid 0' "$DAEMON_LOG"
+check_eq "  ... the file is left alone" "not a pid" "$(cat "$PIDF")"
+kill "$locker" 2>/dev/null; pkill -P "$locker" sleep 2>/dev/null; wait "$locker" 2>/dev/null
+SIM_EXTRA_PIDS=
+rm -f "$PIDF"
 tap_done
