@@ -215,13 +215,13 @@ make_dir(const char *path)
 	*slash = '\0';
 	if (mkdir(dir, 0755) == 0) {
 		if (chmod(dir, 0755) == -1)	/* whatever the umask */
-			log_warn("%s: chmod", dir);
+			log_warn("control socket %s: chmod %s", path, dir);
 		log_info("created %s for the control socket", dir);
 		return 0;
 	}
 	if (errno == EEXIST)
 		return 0;
-	log_err("%s: mkdir", dir);
+	log_err("control socket %s: mkdir %s (only the last directory is made)", path, dir);
 	return -1;
 }
 

@@ -73,6 +73,17 @@ check_eq "a file in the way: left alone" precious "$(cat "$SIM_CTLSOCK")"
 check_eq "a file in the way: the device was not opened" "$o0" "$(sim_state opens)"
 rm -f "$SIM_CTLSOCK"
 
+# Its directory's parent missing: only the last directory is made, and the
+# message says for what.
+sim_config "control_socket $SIM_TMP/nodir/sub/control"
+: >"$DAEMON_LOG"
+daemon_start
+daemon_wait_exit 5
+check "a socket two missing directories down: the daemon fails" test "$DAEMON_STATUS" != 0
+check_grep "  ... the message names the socket and the directory" \
+    "control socket $SIM_TMP/nodir/sub/control: mkdir $SIM_TMP/nodir/sub" "$DAEMON_LOG"
+check "  ... nothing made" test ! -e "$SIM_TMP/nodir"
+
 # none: nothing is created.
 rm -rf "$SIM_TMP/run"
 mkdir "$SIM_TMP/run"
