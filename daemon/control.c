@@ -272,14 +272,21 @@ clear_stale(const char *path, const struct sockaddr_un *sun)
 			  "not replacing it (remove it, or set control_socket)", path);
 		return -1;
 	}
-	while ((r = listening(path, sun)) == 1 && now_ms() < deadline)
+	if ((r = listening(path, sun)) == 1)
+		log_notice("control socket %s: another process listens there; waiting up to "
+			   "%d s for it to go (a previous instance stopping?)", path,
+			   LISTENER_WAIT_MS / 1000);
+	while (r == 1 && now_ms() < deadline) {
 		if (nap_unless_stopped(100) == -1) {
 			log_notice("control socket %s: asked to stop while another process "
 				   "listened there; not waiting longer", path);
 			return -1;
 		}
+		r = listening(path, sun);
+	}
 	if (r == 1) {
-		log_errx("control socket %s: another process listens there", path);
+		log_errx("control socket %s: another process listens there still, after %d s",
+			 path, LISTENER_WAIT_MS / 1000);
 		return -1;
 	}
 	if (r == -1)
