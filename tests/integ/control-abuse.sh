@@ -48,6 +48,11 @@ t0=$(date +%s)
 r=$(ctl status 3000)
 check_eq "a 17th client: refused" '{"ok":false,"error":"too many clients"}' "$r"
 check "the refusal is immediate" test $(($(date +%s) - t0)) -le 1
+# One that sends nothing is told why at the time-out, not "timed out".
+"$CFCTL" -i "$SIM_CTLSOCK" 9 >"$SIM_TMP/idle.17th" 2>&1
+check_grep "an idle 17th client: told there are too many clients" \
+    'too many clients' "$SIM_TMP/idle.17th"
+mv "$SIM_TMP/idle.17th" "$SIM_TMP/refused.17th"
 for p in $pids; do wait "$p"; done
 check_eq "idle clients: each told it timed out" 16 \
 	"$(cat "$SIM_TMP"/idle.* | grep -c 'timed out waiting for the request')"

@@ -87,6 +87,15 @@ check_grep "  ... the message names the socket and the directory" \
     "control socket $SIM_TMP/nodir/sub/control: mkdir $SIM_TMP/nodir/sub" "$DAEMON_LOG"
 check "  ... nothing made" test ! -e "$SIM_TMP/nodir"
 
+# The directory it makes is 0755 whatever the umask (0077 here).
+sim_config "control_socket $SIM_TMP/run2/control"
+: >"$DAEMON_LOG"
+mask=$(umask); umask 0077; daemon_start; umask "$mask"
+sim_wait_bound || { not_ok "daemon binds under umask 0077"; exit 1; }
+wait_for 5 test -S "$SIM_TMP/run2/control"
+check_eq "under umask 0077 the directory is still made 0755" 755 "$(stat -c %a "$SIM_TMP/run2")"
+daemon_signal TERM; daemon_wait_exit 5
+
 # none: nothing is created.
 rm -rf "$SIM_TMP/run"
 mkdir "$SIM_TMP/run"

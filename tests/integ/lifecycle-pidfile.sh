@@ -55,9 +55,11 @@ check_eq "foreground -p: exit 0" 0 "$DAEMON_STATUS"
 check "foreground -p: pidfile removed" test ! -e "$PIDF"
 
 # A stale pidfile (no process holds its lock) does not stop a start.
-echo 999999 >"$PIDF"
+echo 99999999999 >"$PIDF"	# longer than any pid: nothing of it may be left
 daemon_start -n -s -p "$PIDF" -f "$SIM_CONF"
 if sim_wait_bound 5; then ok "stale pidfile: the daemon starts"; else not_ok "stale pidfile: the daemon starts"; sed 's/^/#   /' "$DAEMON_LOG" | tail -3; fi
+check_eq "stale pidfile: replaced whole by the pid and a newline" \
+    "$(printf '%s\n' "$DAEMON_PID" | od -c)" "$(od -c <"$PIDF")"
 daemon_signal TERM
 daemon_wait_exit 5
 check "stale pidfile: removed on exit" test ! -e "$PIDF"

@@ -176,6 +176,10 @@ test_every_directive(void **state)
 	assert_string_equal(cfg.metrics_file, "/var/lib/m.prom");
 	for (i = 0; i < config_ndirectives(); i++)
 		assert_true(config_given(&cfg, config_directive_name(i)));
+	/* Any run of blanks between the two values, as between a name and its value. */
+	expect_ok(&cfg, "dir /c\nresume_thresholds 4096 \t -\n");
+	assert_int_equal(cfg.resume_blocks, 4096);
+	assert_int_equal(cfg.resume_files, -1);
 }
 
 /* The forms each numeric directive accepts, and what they mean. */
@@ -355,6 +359,14 @@ test_error_messages(void **state)
 		  "threshold 'x' is not a positive number or '-'" },
 		{ "dir /c\nresume_thresholds - 99999999999999999999\n", "t.conf:2: "
 		  "resume_thresholds: files threshold '99999999999999999999' is out of "
+		  "range (1 to 9223372036854775807)" },
+		/* 2^64 + 5 must not wrap to 5. */
+		{ "dir /c\nbrun 18446744073709551621%\n", "t.conf:2: brun: "
+		  "'18446744073709551621%' is out of range (0% to 99%)" },
+		{ "dir /c\ncull_age 18446744073709551617\n", "t.conf:2: cull_age: "
+		  "'18446744073709551617' is out of range (0 to 3650d)" },
+		{ "dir /c\nresume_thresholds 9223372036854775808 -\n", "t.conf:2: "
+		  "resume_thresholds: blocks threshold '9223372036854775808' is out of "
 		  "range (1 to 9223372036854775807)" },
 		{ "dir /c\nbcull 7%\n", "t.conf:2: bcull 7% must be less than brun 7% "
 		  "(default): the rule is 0 <= bstop < bcull < brun < 100" },

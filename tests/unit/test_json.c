@@ -72,6 +72,9 @@ test_strings(void **state)
 	jw_str(&w, NULL, "bad\xff\xc3(");		/* not UTF-8: \xHH */
 	jw_str(&w, NULL, "\xed\xa0\x80");		/* a surrogate is not UTF-8 */
 	jw_str(&w, NULL, "\xc0\xaf");			/* nor an overlong form */
+	jw_str(&w, NULL, "\xe0\x80\xaf");		/* of three bytes either */
+	jw_str(&w, NULL, "\xf4\x90\x80\x80");		/* nor past U+10FFFF */
+	jw_str(&w, NULL, "\xf4\x8f\xbf\xbf");		/* U+10FFFF itself passes */
 	jw_double(&w, NULL, 1.0 / 0.0, 2);
 	jw_arr_end(&w);
 	fclose(f);
@@ -79,7 +82,10 @@ test_strings(void **state)
 			    "\"a\\\"b\\\\\\\\c\\nd\\te\\u0001\","
 			    "\"bad\\\\xff\\\\xc3(\","
 			    "\"\\\\xed\\\\xa0\\\\x80\","
-			    "\"\\\\xc0\\\\xaf\",null]");
+			    "\"\\\\xc0\\\\xaf\","
+			    "\"\\\\xe0\\\\x80\\\\xaf\","
+			    "\"\\\\xf4\\\\x90\\\\x80\\\\x80\","
+			    "\"\xf4\x8f\xbf\xbf\",null]");
 }
 
 static void
@@ -109,6 +115,33 @@ test_reader(void **state)
 	assert_int_equal(json_get("[1,2]", "a", out, sizeof(out)), -1);
 	assert_int_equal(json_get("{\"a\":\"unterminated", "a", out, sizeof(out)), -1);
 	assert_int_equal(json_get("{\"a\" 1}", "a", out, sizeof(out)), -1);
+	/* A key is matched whole: "busy" is not "busy_kept". */
+	assert_int_equal(json_get("{\"busy_kept\":1,\"busy\":2}", "busy", out, sizeof(out)), 0);
+	assert_string_equal(out, "2");
+	assert_int_equal(json_get("{\"ab\":1}", "a", out, sizeof(out)), -1);
+}
+
+/*
+ * A document that fills the buffer exactly leaves no room for its NUL: it
+ * is refused whole (0), never cut or written past the end.
+ */
+static void
+test_mem_exact_fit(void **state)
+{
+	char doc[9];
+	FILE *f;
+
+	(void)state;
+	memset(doc, 'x', sizeof(doc));
+	assert_non_null(f = jw_mem_open(doc, 8));
+	fputs("{\"a\":12}", f);			/* 8 bytes */
+	assert_int_equal(jw_mem_close(f, doc, 8), 0);
+	assert_string_equal(doc, "");
+	assert_int_equal(doc[8], 'x');
+	assert_non_null(f = jw_mem_open(doc, 9));
+	fputs("{\"a\":12}", f);
+	assert_int_equal(jw_mem_close(f, doc, 9), 8);
+	assert_string_equal(doc, "{\"a\":12}");
 }
 
 /*
@@ -171,6 +204,7 @@ main(void)
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_mem_exact_fit),
 		cmocka_unit_test(test_reader_empty_into_nothing),
 		cmocka_unit_test(test_reader_bytes),
 	};

@@ -100,7 +100,28 @@ test_names_and_values(void **state)
 	s.eng.busy = 2;
 	s.eng.last_ms = 1500;
 	s.eng.last_oldest_ns = 1600000000999999999ULL;
+	/* Every figure distinct, so that one shown for another shows. */
+	s.limit_pct[LIM_BCULL] = 5;
+	s.limit_pct[LIM_BSTOP] = 1;
+	s.limit_pct[LIM_FRUN] = 12;
+	s.limit_pct[LIM_FCULL] = 8;
+	s.limit_pct[LIM_FSTOP] = 3;
+	s.fs.files = 300;
+	s.fs.ffree = 299;
+	s.eng.vanished = 4;
+	s.eng.moved = 6;
+	s.eng.backoff_ms = 60500;
 	text = format(&s, vols, 2);
+	assert_int_equal(atoi(sample(text, "cachefilesd_fs_size_bytes")), 409600);
+	assert_int_equal(atoi(sample(text, "cachefilesd_fs_files")), 300);
+	assert_int_equal(atoi(sample(text, "cachefilesd_fs_files_free")), 299);
+	assert_int_equal(atoi(sample(text, "cachefilesd_vanished_total")), 4);
+	assert_int_equal(atoi(sample(text, "cachefilesd_backoff_seconds")), 60);
+	assert_int_equal(strncmp(sample(text, "cachefilesd_limit_ratio{limit=\"bcull\"}"), "0.05\n", 5), 0);
+	assert_int_equal(strncmp(sample(text, "cachefilesd_limit_ratio{limit=\"bstop\"}"), "0.01\n", 5), 0);
+	assert_int_equal(strncmp(sample(text, "cachefilesd_limit_ratio{limit=\"frun\"}"), "0.12\n", 5), 0);
+	assert_int_equal(strncmp(sample(text, "cachefilesd_limit_ratio{limit=\"fcull\"}"), "0.08\n", 5), 0);
+	assert_int_equal(strncmp(sample(text, "cachefilesd_limit_ratio{limit=\"fstop\"}"), "0.03\n", 5), 0);
 	assert_string_equal(strtok(strdup(sample(text, "cachefilesd_culled_objects_total")), "\n"), "5");
 	assert_int_equal(atoi(sample(text, "cachefilesd_culled_bytes_total")), 20480);
 	assert_int_equal(atoi(sample(text, "cachefilesd_busy_skips_total")), 2);

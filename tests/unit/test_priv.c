@@ -236,6 +236,55 @@ test_foreign_buried(void **state)
 	check_keeps_dac("/graveyard/0000000100000001");
 }
 
+static void
+test_foreign_graveyard(void **state)
+{
+	(void)state;
+	need_root();
+	check_keeps_dac("/graveyard");
+}
+
+/* levels nested directories of our own below DIR/cache. */
+static void
+own_levels(int levels)
+{
+	char path[300];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/cache", root);
+	for (i = 0; i < levels; i++) {
+		strncat(path, "/d", sizeof(path) - strlen(path) - 1);
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+}
+
+/* The owners are checked to 17 levels below DIR/cache (cachefilesd.8): all ours, nothing kept. */
+static void
+test_own_17_levels_checked(void **state)
+{
+	struct caps c;
+
+	(void)state;
+	need_root();
+	own_levels(17);
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == 0);
+}
+
+/* One level more cannot be checked: taken as not all ours, the DAC pair kept. */
+static void
+test_18_levels_unchecked(void **state)
+{
+	struct caps c;
+
+	(void)state;
+	need_root();
+	own_levels(18);
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == DAC_PAIR);
+	assert_true(c.prm == DAC_PAIR);
+}
+
 /* A fan-out directory deep in a volume that is ours. */
 static void
 test_foreign_fanout(void **state)
@@ -320,6 +369,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_buried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_fanout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_deep_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_graveyard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_17_levels_checked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_18_levels_unchecked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_file_is_fine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locked_parent_keeps_search, setup_locked, teardown),
 	};

@@ -110,6 +110,11 @@ test_every_key_and_value(void **state)
 	expect(buf, "newest_atime", "1700000100");
 	expect(buf, "backoff_s", "60");
 	expect(buf, "age_limit_s", "86400");
+	expect(buf, "files", "300");
+	expect(buf, "files_free", "299");
+	expect(buf, "busy", "4");
+	expect(buf, "vanished", "2");
+	expect(buf, "moved", "1");
 	assert_int_equal(json_get_u64(buf, "culled_bytes", &v), 0);
 	assert_true(v == UINT64_MAX);
 	assert_int_equal(json_get_u64(buf, "last_scan_bytes", &v), 0);
@@ -150,6 +155,28 @@ test_no_inode_counts_is_null(void **state)
 	assert_non_null(strstr(line, "free files 0.0% (cull below 8%"));
 }
 
+/* The STATUS= line: each limit in its place, and the scan's rate per second. */
+static void
+test_status_line(void **state)
+{
+	char line[512];
+	struct status s;
+
+	(void)state;
+	sample(&s);
+	s.tag = "web";
+	s.dir = "/var/cache/fscache";
+	status_format_line(&s, line, sizeof(line));
+	assert_string_equal(line, "bound tag web on /var/cache/fscache; free blocks 12.3% "
+			    "(cull below 7%, run 10%), free files 99.7% (cull below 8%, run 12%); "
+			    "culling; 50 objects, 5 candidates left; culled 45, busy 4; backing off");
+	s.eng.scanning = 1;
+	s.eng.scan_objects = 5000;
+	s.eng.scan_ms = 2000;
+	status_format_line(&s, line, sizeof(line));
+	assert_non_null(strstr(line, "; scanning: 5000 objects (2500/s); culled 45, busy 4"));
+}
+
 static void
 test_too_small_a_buffer_fails_cleanly(void **state)
 {
@@ -169,6 +196,7 @@ main(void)
 		cmocka_unit_test(test_every_key_and_value),
 		cmocka_unit_test(test_culling_disabled_is_stopped),
 		cmocka_unit_test(test_no_inode_counts_is_null),
+		cmocka_unit_test(test_status_line),
 		cmocka_unit_test(test_too_small_a_buffer_fails_cleanly),
 	};
 
