@@ -14,6 +14,18 @@ sim_setup
 
 # secs_since T0: whole seconds elapsed since T0 (date +%s).
 secs_since() { echo $(($(date +%s) - $1)); }
+# start_detached NAME: the test daemon without -n, its output in
+# $SIM_TMP/NAME.log and its pid file $SIM_TMP/NAME.pid; sets parent (the
+# process that waits for the report) and child (the daemon), then gives
+# the child a second to meet the live socket.
+start_detached() {
+	CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -s -f "$SIM_CONF" -p "$SIM_TMP/$1.pid" \
+	    >"$SIM_TMP/$1.log" 2>&1 &
+	parent=$!
+	child=
+	wait_for 5 sh -c "pgrep -P $parent >/dev/null" && child=$(pgrep -P "$parent" | head -1)
+	sleep 1
+}
 # stop_waiting SIG PID WAITPID: the time in t0, SIG to PID, then WAITPID's
 # exit (status in DAEMON_STATUS) within 4 s.
 stop_waiting() {
@@ -69,12 +81,7 @@ check "the live socket is left in place" test -S "$SOCK"
 
 # 3. Detached (no -n): the parent waiting for the child's report exits
 # with the child's 0, not with "did not start" (1).
-CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -s -f "$SIM_CONF" -p "$SIM_TMP/third.pid" \
-    >"$SIM_TMP/third.log" 2>&1 &
-parent=$!
-child=
-wait_for 5 sh -c "pgrep -P $parent >/dev/null" && child=$(pgrep -P "$parent" | head -1)
-sleep 1
+start_detached third
 if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
 	stop_waiting TERM "$child" "$parent"
 	check_eq "detached, SIGTERM to the waiting child: the parent exits 0" 0 "$DAEMON_STATUS"
@@ -93,12 +100,7 @@ fi
 
 # 4. Detached, a Ctrl-C at the terminal: SIGINT reaches only the waiting
 # parent (the child has its own session), which passes it on.
-CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -s -f "$SIM_CONF" -p "$SIM_TMP/fourth.pid" \
-    >"$SIM_TMP/fourth.log" 2>&1 &
-parent=$!
-child=
-wait_for 5 sh -c "pgrep -P $parent >/dev/null" && child=$(pgrep -P "$parent" | head -1)
-sleep 1
+start_detached fourth
 if [ -n "$child" ] && kill -0 "$parent" 2>/dev/null; then
 	stop_waiting INT "$parent" "$parent"
 	check_eq "detached, SIGINT to the waiting parent: it exits 0" 0 "$DAEMON_STATUS"
