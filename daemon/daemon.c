@@ -880,28 +880,22 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 
 /* ---- start-up ---- */
 
-static volatile sig_atomic_t parent_sig;
+static volatile sig_atomic_t waited_child;
 
+/* kill() is async-signal-safe: sent from here, no signal waits for a loop. */
 static void
 on_parent_sig(int sig)
 {
-	parent_sig = sig;
-}
-
-static void
-forward_sig(pid_t pid)
-{
-	if (parent_sig != 0)
-		kill(pid, parent_sig);
-	parent_sig = 0;
+	if (waited_child > 0)
+		kill((pid_t)waited_child, sig);
 }
 
 /*
  * The waiting parent: SIGTERM or SIGINT (a Ctrl-C at the terminal, which
  * the child in its own session never sees) goes to the child, which then
  * ends its start as asked; the parent exits with what the child reports.
- * No SA_RESTART: the read and the wait return EINTR, and the signal is
- * passed on there.
+ * One that came before the fork is pending here and goes as soon as the
+ * mask lets it.
  */
 static void
 parent_wait(int rfd, pid_t pid)
@@ -913,8 +907,10 @@ parent_wait(int rfd, pid_t pid)
 	pid_t r;
 	char c;
 
+	waited_child = pid;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_parent_sig;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigemptyset(&stop);
@@ -922,11 +918,11 @@ parent_wait(int rfd, pid_t pid)
 	sigaddset(&stop, SIGINT);
 	sigprocmask(SIG_UNBLOCK, &stop, NULL);
 	while ((n = read(rfd, &c, 1)) == -1 && errno == EINTR)
-		forward_sig(pid);
+		;
 	if (n == 1)
 		_exit(0);
 	while ((r = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
-		forward_sig(pid);
+		;
 	if (r == -1 || !WIFEXITED(status))
 		_exit(1);	/* unknown, or killed: a failure, never garbage */
 	_exit(WEXITSTATUS(status));
