@@ -308,8 +308,12 @@ control_listen(const char *path)
 	mode_t old;
 	int fd, r;
 
+	/*
+	 * The directory again after the wait: a previous instance's service
+	 * manager may have removed it (RuntimeDirectory=) as that one stopped.
+	 */
 	if (sockaddr_for(path, &sun) == -1 || make_dir(path) == -1 ||
-	    clear_stale(path, &sun) == -1)
+	    clear_stale(path, &sun) == -1 || make_dir(path) == -1)
 		return -1;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
 		log_err("control socket: socket");

@@ -51,12 +51,17 @@ check "a listener gone within the wait: its socket is taken over" \
     wait_for 15 grep -q 'replacing a stale socket' "$SIM_TMP/third.log"
 check "the new daemon answers" wait_for 10 answers
 # One that stops cleanly meanwhile removes its socket (systemctl restart
-# overlapping a start by hand): the new one must not take the vanished
-# socket for an error, and binds once the device is free.
+# overlapping a start by hand), and its service manager the directory
+# (RuntimeDirectory=): the new one must take neither for an error, and
+# binds once the device is free.  Held still (SIGSTOP) while both go, so
+# that it meets them gone, whatever the machine's speed.
 CACHEFILESD_DEVICE=$SIM_SOCK "$CACHEFILESD_SIM" -n -s -f "$SIM_CONF" >"$SIM_TMP/fourth.log" 2>&1 &
 fourth=$!
 sleep 1
+kill -STOP "$fourth"
 kill -TERM "$third"; wait "$third"
+rmdir "$(dirname "$SIM_CTLSOCK")"
+kill -CONT "$fourth"
 check "a listener that stops cleanly within the wait: the new daemon answers" wait_for 15 answers
 check_no_grep "  ... its vanished socket was no error" 'connect' "$SIM_TMP/fourth.log"
 check "  ... and the new daemon runs" kill -0 "$fourth"
