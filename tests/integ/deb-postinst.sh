@@ -50,6 +50,11 @@ check_grep "  ... naming the local rule to add" "'/etc/other.conf r,' to /etc/ap
 printf 'RUN=yes\nDAEMON_OPTS="-f /etc/cachefilesd-site.conf"\n' >"$T/default"
 pi configure 0.10.10-0.3
 check_no_grep "a -f file the profile allows: no AppArmor note" "NOTE" "$T/out"
+# The profile's * stops at a slash: a file in a directory is not allowed.
+printf 'RUN=yes\nDAEMON_OPTS="-f /etc/cachefilesd.d/site.conf"\n' >"$T/default"
+pi configure 0.10.10-0.3
+check_grep "a -f file in /etc/cachefilesd.d/: the AppArmor note" \
+    "move /etc/cachefilesd.d/site.conf" "$T/out"
 
 # RUN=yes, but the admin disabled the init script under 0.10.10
 # (update-rc.d cachefilesd disable: the start links become K links).
