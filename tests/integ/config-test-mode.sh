@@ -168,9 +168,9 @@ mkfifo "$T/fifo.conf"
 cmd "-t on a FIFO no one writes to exits 2 at once" 2 -t -f "$T/fifo.conf"
 check_grep "  ... and says what it is" 'fifo\.conf: a FIFO that nothing was written to' "$T/err"
 cmd "a start on that FIFO exits 2 at once" 2 -n -s -f "$T/fifo.conf"
-# One with a writer (a shell's -f <(...)) is read as it is written.
+# A pipe with a writer (a shell's -f <(...), -f /dev/stdin) is read.
 printf 'dir %s\n' "$T/cache" >"$C"
-( sleep 1; cat "$C" ) >"$T/fifo.conf" &
-cmd "-t on a FIFO that is written to reads it" 0 -t -f "$T/fifo.conf"
-wait
+cat "$C" | "$CFD" -t -f /dev/stdin >"$T/out" 2>"$T/err"
+check_eq "-t on a pipe that is written to reads it" 0 $?
+check_grep "  ... and shows what it read" "^dir $T/cache\$" "$T/out"
 tap_done
