@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "daemon/priv.h"
 
+#include <sys/capability.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -30,6 +31,7 @@
 #define DAC_PAIR (CAP_BIT(1) | CAP_BIT(2))	/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
 
 static char root[256];
+static int lose_override;	/* the child starts without CAP_DAC_OVERRIDE (a container's lot) */
 static char top[200];	/* what teardown removes, when not root */
 
 struct caps {
@@ -61,6 +63,16 @@ drop_in_child(struct caps *out)
 		int fd, r;
 
 		close(p[0]);
+		if (lose_override) {
+			cap_value_t v = CAP_DAC_OVERRIDE;
+			cap_t c = cap_get_proc();
+
+			if (c == NULL || cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_CLEAR) == -1 ||
+			    cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_CLEAR) == -1 ||
+			    cap_set_proc(c) == -1)
+				_exit(3);
+			cap_free(c);
+		}
 		snprintf(path, sizeof(path), "%s/cache", root);
 		cachefd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 		snprintf(path, sizeof(path), "%s/graveyard", root);
@@ -141,6 +153,7 @@ teardown(void **state)
 	char cmd[300];
 
 	(void)state;
+	lose_override = 0;	/* also when a test failed before resetting it */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top[0] ? top : root);
 	top[0] = '\0';
 	return system(cmd) == 0 ? 0 : -1;
@@ -285,6 +298,26 @@ test_18_levels_unchecked(void **state)
 	assert_true(c.prm == DAC_PAIR);
 }
 
+/*
+ * A foreign tree in a process that never had CAP_DAC_OVERRIDE (a container,
+ * a unit's CapabilityBoundingSet=): what it has of the pair is kept, and
+ * the drop does not fail asking for what it lacks.
+ */
+static void
+test_foreign_without_override(void **state)
+{
+	struct caps c;
+
+	(void)state;
+	need_root();
+	assert_int_equal(chown(root, 4242, 4242), 0);
+	lose_override = 1;
+	assert_int_equal(drop_in_child(&c), 0);
+	assert_true(c.eff == CAP_BIT(CAP_DAC_READ_SEARCH));
+	assert_true(c.prm == CAP_BIT(CAP_DAC_READ_SEARCH));
+	assert_int_equal(c.nnp, 1);
+}
+
 /* A fan-out directory deep in a volume that is ours. */
 static void
 test_foreign_fanout(void **state)
@@ -370,6 +403,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_fanout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_deep_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_graveyard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_without_override, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_17_levels_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_18_levels_unchecked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_file_is_fine, setup, teardown),
