@@ -394,87 +394,122 @@ size_label(unsigned i, char *buf, size_t len)
 		snprintf(buf, len, "<= %s", fmt_bytes(scan_size_bucket_max(i), b, sizeof(b)));
 }
 
-int
-tool_report(struct tool_ctx *c)
+/* A volume of the report, with the name it is shown and ordered by. */
+struct report_vol {
+	const struct scan_vol *sv;
+	char *name;
+};
+
+/* Largest first, then by name: the same tree gives the same report. */
+static int
+report_vol_cmp(const void *a, const void *b)
 {
-	struct scan_result *r = tool_scan(c, 0, NULL);
-	const struct scan_stats *st;
-	uint64_t max = 0, weeks[SCAN_HIST_DAYS / 7 + 2];
-	char name[PATH_MAX], b1[TOOL_FMT_MAX], b2[TOOL_FMT_MAX], b3[16], label[32];
-	unsigned i, last = 0, nweeks = 0;
+	const struct report_vol *x = a, *y = b;
+
+	if (x->sv->bytes != y->sv->bytes)
+		return x->sv->bytes > y->sv->bytes ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The volumes whose path can be told, in the report's order; *n of them. */
+static struct report_vol *
+report_vols(const struct scan_result *r, size_t *n)
+{
+	struct report_vol *rv = xcalloc(scan_nvols(r) + 1, sizeof(*rv));
+	char name[PATH_MAX];
 	size_t v;
 
-	if (r == NULL)
-		return TOOL_ERR;
-	st = scan_stats(r);
-	if (c->o->json) {
-		struct jw w;
-		jw_init(&w, stdout);
-		jw_obj_begin(&w, NULL);
-		jw_str(&w, "dir", c->dir);
-		jw_u64(&w, "objects", st->objects);
-		jw_u64(&w, "bytes", st->bytes);
-		jw_u64(&w, "oldest_atime", st->oldest_ns / 1000000000u);
-		jw_u64(&w, "newest_atime", st->newest_ns / 1000000000u);
-		jw_u64(&w, "unknown", st->unknown);
-		/* The text's "figures are short" warning, for a script. */
-		jw_u64(&w, "errors", st->errors);
-		jw_u64(&w, "unseen", scan_unseen(st));
-		jw_arr_begin(&w, "volumes");
-		for (v = 0; v < scan_nvols(r); v++) {
-			const struct scan_vol *sv = scan_vol(r, v);
-			struct tool_volume tv;
-			if (scan_dir_path(r, sv->dir, name, sizeof(name)) < 0)
-				continue;
-			tool_volume_decode(name, TOOL_VOL_RAW, &tv);
-			jw_obj_begin(&w, NULL);
-			jw_str(&w, "volume", name);
-			jw_str(&w, "fs", tv.fs);
-			jw_str(&w, "desc", tv.desc);
-			jw_u64(&w, "objects", sv->objects);
-			jw_u64(&w, "bytes", sv->bytes);
-			jw_double(&w, "share_pct", st->bytes ? (double)sv->bytes * 100 / (double)st->bytes : 0, 1);
-			jw_u64(&w, "oldest_atime", sv->oldest_ns / 1000000000u);
-			jw_u64(&w, "newest_atime", sv->newest_ns / 1000000000u);
-			if (sv->objects)
-				jw_u64(&w, "median_age_days", median_day(sv->hist, sv->objects));
-			else
-				jw_null(&w, "median_age_days");
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_arr_begin(&w, "atime_days");
-		for (i = 0; i < SCAN_HIST_DAYS; i++)
-			jw_u64(&w, NULL, st->hist[i]);
-		jw_arr_end(&w);
-		jw_arr_begin(&w, "sizes");
-		for (i = 0; i < SCAN_SIZE_BUCKETS; i++) {
-			jw_obj_begin(&w, NULL);
-			if (i == SCAN_SIZE_BUCKETS - 1)
-				jw_null(&w, "max_bytes");
-			else
-				jw_u64(&w, "max_bytes", scan_size_bucket_max(i));
-			jw_u64(&w, "objects", st->size_hist[i]);
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		fputc('\n', stdout);
-		scan_free(r);
-		return TOOL_OK;
-	}
-	escape_text(c->dir, name, sizeof(name));
-	printf("cache %s: %" PRIu64 " objects, %s, %zu volumes\n\n", name, st->objects,
-	       fmt_bytes(st->bytes, b1, sizeof(b1)), scan_nvols(r));
-	printf("%10s %10s %6s  %-20s %-10s  %s\n", "objects", "bytes", "share",
-	       "oldest access", "median age", "volume");
+	*n = 0;
 	for (v = 0; v < scan_nvols(r); v++) {
 		const struct scan_vol *sv = scan_vol(r, v);
-		struct tool_volume tv;
-		char med[32];
+
 		if (scan_dir_path(r, sv->dir, name, sizeof(name)) < 0)
 			continue;
-		tool_volume_decode(name, TOOL_VOL_TEXT, &tv);
+		rv[*n].sv = sv;
+		rv[(*n)++].name = xstrdup(name);
+	}
+	qsort(rv, *n, sizeof(*rv), report_vol_cmp);
+	return rv;
+}
+
+static void
+report_json(const struct tool_ctx *c, const struct scan_stats *st,
+	    const struct report_vol *rv, size_t n)
+{
+	struct jw w;
+	unsigned i;
+	size_t v;
+
+	jw_init(&w, stdout);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "dir", c->dir);
+	jw_u64(&w, "objects", st->objects);
+	jw_u64(&w, "bytes", st->bytes);
+	jw_u64(&w, "oldest_atime", st->oldest_ns / 1000000000u);
+	jw_u64(&w, "newest_atime", st->newest_ns / 1000000000u);
+	jw_u64(&w, "unknown", st->unknown);
+	/* The text's "figures are short" warning, for a script. */
+	jw_u64(&w, "errors", st->errors);
+	jw_u64(&w, "unseen", scan_unseen(st));
+	jw_arr_begin(&w, "volumes");
+	for (v = 0; v < n; v++) {
+		const struct scan_vol *sv = rv[v].sv;
+		struct tool_volume tv;
+
+		tool_volume_decode(rv[v].name, TOOL_VOL_RAW, &tv);
+		jw_obj_begin(&w, NULL);
+		jw_str(&w, "volume", rv[v].name);
+		jw_str(&w, "fs", tv.fs);
+		jw_str(&w, "desc", tv.desc);
+		jw_u64(&w, "objects", sv->objects);
+		jw_u64(&w, "bytes", sv->bytes);
+		jw_double(&w, "share_pct", st->bytes ? (double)sv->bytes * 100 / (double)st->bytes : 0, 1);
+		jw_u64(&w, "oldest_atime", sv->oldest_ns / 1000000000u);
+		jw_u64(&w, "newest_atime", sv->newest_ns / 1000000000u);
+		if (sv->objects)
+			jw_u64(&w, "median_age_days", median_day(sv->hist, sv->objects));
+		else
+			jw_null(&w, "median_age_days");
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_arr_begin(&w, "atime_days");
+	for (i = 0; i < SCAN_HIST_DAYS; i++)
+		jw_u64(&w, NULL, st->hist[i]);
+	jw_arr_end(&w);
+	jw_arr_begin(&w, "sizes");
+	for (i = 0; i < SCAN_SIZE_BUCKETS; i++) {
+		jw_obj_begin(&w, NULL);
+		if (i == SCAN_SIZE_BUCKETS - 1)
+			jw_null(&w, "max_bytes");
+		else
+			jw_u64(&w, "max_bytes", scan_size_bucket_max(i));
+		jw_u64(&w, "objects", st->size_hist[i]);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	fputc('\n', stdout);
+}
+
+static void
+report_table(const struct tool_ctx *c, const struct scan_stats *st, size_t nvols,
+	     const struct report_vol *rv, size_t n)
+{
+	static char name[ESCAPE_SIZE(PATH_MAX)];
+	char b1[TOOL_FMT_MAX], b2[TOOL_FMT_MAX], b3[16], med[32];
+	size_t v;
+
+	printf("cache %s: %" PRIu64 " objects, %s, %zu volumes\n\n",
+	       escaped(c->dir, name, sizeof(name)), st->objects,
+	       fmt_bytes(st->bytes, b1, sizeof(b1)), nvols);
+	printf("%10s %10s %6s  %-20s %-10s  %s\n", "objects", "bytes", "share",
+	       "oldest access", "median age", "volume");
+	for (v = 0; v < n; v++) {
+		const struct scan_vol *sv = rv[v].sv;
+		struct tool_volume tv;
+
+		tool_volume_decode(rv[v].name, TOOL_VOL_TEXT, &tv);
 		if (sv->objects) {
 			unsigned m = median_day(sv->hist, sv->objects);
 			snprintf(med, sizeof(med), m == SCAN_HIST_DAYS - 1 ? ">= %ud" : "%ud", m);
@@ -486,7 +521,16 @@ tool_report(struct tool_ctx *c)
 		       sv->objects ? fmt_time(sv->oldest_ns / 1000000000u, b2, sizeof(b2)) : "-", med,
 		       tv.desc);
 	}
-	/* Days 0-6 one by one, then weeks, then what is older. */
+}
+
+/* Days 0-6 one by one, then weeks, then what is older; then sizes. */
+static void
+report_histograms(const struct scan_stats *st)
+{
+	uint64_t max = 0, weeks[SCAN_HIST_DAYS / 7 + 2];
+	unsigned i, last = 0, nweeks = 0;
+	char label[32];
+
 	for (i = 7; i < SCAN_HIST_DAYS - 1; i += 7, nweeks++) {
 		unsigned d;
 		weeks[nweeks] = 0;
@@ -521,6 +565,27 @@ tool_report(struct tool_ctx *c)
 		size_label(i, label, sizeof(label));
 		hist_row(label, st->size_hist[i], max, st->objects);
 	}
+}
+
+int
+tool_report(struct tool_ctx *c)
+{
+	struct scan_result *r = tool_scan(c, 0, NULL);
+	struct report_vol *rv;
+	size_t n, v;
+
+	if (r == NULL)
+		return TOOL_ERR;
+	rv = report_vols(r, &n);
+	if (c->o->json) {
+		report_json(c, scan_stats(r), rv, n);
+	} else {
+		report_table(c, scan_stats(r), scan_nvols(r), rv, n);
+		report_histograms(scan_stats(r));
+	}
+	for (v = 0; v < n; v++)
+		free(rv[v].name);
+	free(rv);
 	scan_free(r);
 	return TOOL_OK;
 }

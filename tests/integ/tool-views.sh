@@ -8,8 +8,10 @@
 
 tool_setup
 now=$(date +%s)
-cull_objects v1 30 8 $((now - 60 * 86400)) 3600
+# The smaller volume made first, so that the order a directory lists them
+# in is not the report's (largest first).
 cull_objects 9p,host, 20 4 $((now - 10 * 86400)) 7200
+cull_objects v1 30 8 $((now - 60 * 86400)) 3600
 : >"$SIM_DIR/cache/Iv1/@01/Xforeign"
 before=$(tree_sums)
 
@@ -30,11 +32,17 @@ check_grep "status --json: no daemon" '"daemon":null' "$TOOL_OUT"
 check "report exits 0" tool report
 check_grep "report decodes the 9p volume" ' 9p tag host$' "$TOOL_OUT"
 check_grep "report shows the other volume raw" ' Iv1$' "$TOOL_OUT"
+# Largest first (v1: 240 KiB, made second; 9p: 80 KiB), whatever order the
+# directory lists them in: the same tree gives the same report.
+check_eq "report lists the largest volume first" "Iv1" \
+    "$(awk '/^ +objects +bytes/ { f = 1; next } f && NF { print $NF; exit }' "$TOOL_OUT")"
 check_grep "report has an access-time histogram by week" '^  8w ago ' "$TOOL_OUT"
 check_grep "report has a size histogram" '^  <= 8.0 KiB +30 ' "$TOOL_OUT"
 check "report --json exits 0" tool report --json
 check_json "report --json is valid JSON" "$TOOL_OUT"
 check_grep "report --json: the 9p volume" '"volume":"I9p,host,","fs":"9p","desc":"9p tag host","objects":20,' "$TOOL_OUT"
+check_eq "report --json: the largest volume first" "Iv1" \
+    "$(sed -n 's/.*"volumes":\[{"volume":"\([^"]*\)".*/\1/p' "$TOOL_OUT")"
 
 # list against find: the oldest 12, in order.
 check "list -n 12 exits 0" tool list -n 12
