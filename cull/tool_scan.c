@@ -132,6 +132,20 @@ tool_kernel_limit(uint64_t total, unsigned pct)
 
 /* ---- status ---- */
 
+/* The scan's figures, as status and report give them in JSON. */
+static void
+json_scan_figures(struct jw *w, const struct scan_stats *st)
+{
+	jw_u64(w, "objects", st->objects);
+	jw_u64(w, "bytes", st->bytes);
+	jw_u64(w, "oldest_atime", st->oldest_ns / 1000000000u);
+	jw_u64(w, "newest_atime", st->newest_ns / 1000000000u);
+	jw_u64(w, "unknown", st->unknown);
+	/* The text's "figures are short" warning, for a script. */
+	jw_u64(w, "errors", st->errors);
+	jw_u64(w, "unseen", scan_unseen(st));
+}
+
 static const char *
 zone(uint64_t free, uint64_t total, const unsigned *lim)
 {
@@ -258,13 +272,7 @@ tool_status(struct tool_ctx *c)
 		jw_u64(&w, "block_size", f.bsize);
 		jw_u64(&w, "files", f.files);
 		jw_u64(&w, "files_free", f.ffree);
-		jw_u64(&w, "objects", st->objects);
-		jw_u64(&w, "bytes", st->bytes);
-		jw_u64(&w, "oldest_atime", st->oldest_ns / 1000000000u);
-		jw_u64(&w, "newest_atime", st->newest_ns / 1000000000u);
-		jw_u64(&w, "unknown", st->unknown);
-		jw_u64(&w, "errors", st->errors);
-		jw_u64(&w, "unseen", scan_unseen(st));
+		json_scan_figures(&w, st);
 		jw_u64(&w, "scan_ms", st->ms);
 		if (d.answers) {
 			jw_obj_begin(&w, "daemon");
@@ -443,14 +451,7 @@ report_json(const struct tool_ctx *c, const struct scan_stats *st,
 	jw_init(&w, stdout);
 	jw_obj_begin(&w, NULL);
 	jw_str(&w, "dir", c->dir);
-	jw_u64(&w, "objects", st->objects);
-	jw_u64(&w, "bytes", st->bytes);
-	jw_u64(&w, "oldest_atime", st->oldest_ns / 1000000000u);
-	jw_u64(&w, "newest_atime", st->newest_ns / 1000000000u);
-	jw_u64(&w, "unknown", st->unknown);
-	/* The text's "figures are short" warning, for a script. */
-	jw_u64(&w, "errors", st->errors);
-	jw_u64(&w, "unseen", scan_unseen(st));
+	json_scan_figures(&w, st);
 	jw_arr_begin(&w, "volumes");
 	for (v = 0; v < n; v++) {
 		const struct scan_vol *sv = rv[v].sv;
