@@ -446,15 +446,17 @@ test_moved_dir_not_entered(void **state)
 	struct kstate st = wants(1);
 	char from[PATH_MAX], to[PATH_MAX];
 	unsigned delay;
-	int i, steps = 0, first;
+	int i, steps = 0, first, before;
 
 	(void)state;
 	make_tree(400);
 	rig_start(&r, 0);
 	first_scan(&r, &st);
+	/* On a loaded machine the first step may have culled a batch already. */
+	before = nculls;
 	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_AGAIN);
 	first = nculls;
-	assert_true(first > 0 && first <= 64);
+	assert_true(first > before && first - before <= 64);
 	snprintf(from, sizeof(from), "%s/cache/Ivol/@01", top);
 	snprintf(to, sizeof(to), "%s/moved-away", top);
 	assert_int_equal(rename(from, to), 0);
