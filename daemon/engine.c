@@ -179,6 +179,7 @@ struct engine {
 	int have_st;
 
 	struct outside_goal goals[ENGINE_GOALS_MAX];
+	int goal_news;			/* a goal asked since the last step */
 	int lost;			/* DIR/cache is not our directory any more */
 
 	uint64_t scans, culled, culled_blocks, busy, vanished, moved;
@@ -1210,6 +1211,7 @@ engine_goal_add(struct engine *e, const struct goal *g)
 	e->goals[i].state = ENGINE_GOAL_PENDING;
 	e->goals[i].culled0 = e->culled;
 	e->goals[i].bytes0 = e->culled_blocks;
+	e->goal_news = 1;
 	return (int)i;
 }
 
@@ -1495,7 +1497,17 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 		early_offer(e, &out);
 	facts(e, &in);
 	in.released = st && st->has_released && (st->freleased || st->breleased);
-	dispatch(e, st ? EFSM_EV_KERNEL : EFSM_EV_TIMER, &in, &out);
+	/*
+	 * A goal asked since the last step is this step's cause, whatever
+	 * else the state read says: a table from before it may not hold
+	 * what it wants (and -dd names the goal, not the kernel).
+	 */
+	if (e->goal_news) {
+		e->goal_news = 0;
+		dispatch(e, EFSM_EV_GOAL, &in, &out);
+	} else {
+		dispatch(e, st ? EFSM_EV_KERNEL : EFSM_EV_TIMER, &in, &out);
+	}
 	/*
 	 * That batch may have used the table up: the kept snapshot takes over
 	 * now, not at the scan's next snapshot (none may come for a while).

@@ -320,14 +320,17 @@ efsm_event(struct efsm *m, enum efsm_event ev, const struct efsm_in *in,
 		m->state = EFSM_SCANNING;
 		scan(m, in, out);
 		return;
+	case EFSM_EV_GOAL:
+		/*
+		 * A table from before this request may miss what it wants;
+		 * the state read with it may tell of released objects.
+		 */
+		if (in->want)
+			m->cull_since = in->now_ms;
+		/* FALLTHROUGH */
 	case EFSM_EV_KERNEL:
 		if (in->released)
 			m->released = 1;
-		break;
-	case EFSM_EV_GOAL:
-		/* A table from before this request may miss what it wants. */
-		if (in->want)
-			m->cull_since = in->now_ms;
 		break;
 	case EFSM_EV_SCAN_DONE:
 		scan_done(m, in);

@@ -88,7 +88,7 @@ enum efsm_state {
 enum efsm_event {
 	EFSM_EV_START,		/* the first step */
 	EFSM_EV_KERNEL,		/* a kernel state was read (flag, limits, released) */
-	EFSM_EV_GOAL,		/* a goal was asked or withdrawn */
+	EFSM_EV_GOAL,		/* a goal was asked from outside */
 	EFSM_EV_SCAN_DONE,	/* the scan finished with a table */
 	EFSM_EV_SCAN_FAILED,	/* the scan could not start, or failed */
 	EFSM_EV_BATCH,		/* a batch of culls ended */

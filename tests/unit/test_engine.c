@@ -16,6 +16,7 @@
 #include "cull/target.h"
 #include "daemon/engine.h"
 #include "kernel/channel.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -817,6 +818,71 @@ test_outside_goal_bytes(void **state)
 	rig_stop(&r);
 }
 
+/*
+ * Step with the debug log (level 2) written to a file; returns what the
+ * step logged, in buf.
+ */
+static enum engine_next
+logged_step(struct rig *r, struct kstate *st, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	enum engine_next next;
+	unsigned delay;
+	int fd, saved;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/step.log", top);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	assert_true(saved >= 0 && dup2(fd, 2) == 2);
+	log_init("test_engine", 1, 2);
+	next = engine_step(r->e, st, &delay);
+	fflush(stderr);
+	log_init("test_engine", 1, 0);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	n = pread(fd, buf, size - 1, 0);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return next;
+}
+
+/*
+ * A goal asked is the cause of the step that follows, even with the kernel
+ * asking too (the machine's goal event: a table from before the request
+ * is not trusted to hold what it wants), and -dd says so.
+ */
+static void
+test_goal_is_the_steps_event(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(0);
+	struct goal g = { GOAL_BYTES, 3 * OBJ_BLOCKS * 4096 };
+	char out[4096];
+	unsigned delay;
+	int id;
+
+	(void)state;
+	make_tree(40);
+	fake_fs = 1;
+	rig_start(&r, 0);
+	first_scan(&r, &st);
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	id = engine_goal_add(r.e, &g);
+	assert_true(id >= 0);
+	logged_step(&r, &st, out, sizeof(out));
+	assert_non_null(strstr(out, "engine: idle -> culling on goal"));
+	/* The next step is the kernel's again. */
+	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
+	st = wants(1);
+	logged_step(&r, &st, out, sizeof(out));
+	assert_non_null(strstr(out, " on kernel"));
+	assert_null(strstr(out, " on goal"));
+	rig_stop(&r);
+}
+
 /* More than the cache holds: everything goes, then the goal is exhausted. */
 static void
 test_outside_goal_exhausted(void **state)
@@ -1557,6 +1623,7 @@ cmocka_unit_test_setup_teardown(test_kernel_target_met_exactly, setup, teardown)
 		cmocka_unit_test_setup_teardown(test_table_covers_worst_deficit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_kernel_limits_in_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_goal_is_the_steps_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_exhausted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_unseen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_goal_older_than_unseen_kept, setup,

@@ -499,6 +499,31 @@ test_goal_asked_rescans_an_older_table(void **state)
 	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
 }
 
+/*
+ * A goal asked while the kernel already asks: the step's event is the
+ * goal, and the state read with it may tell of released objects, which
+ * must not be lost for being a goal's step.
+ */
+static void
+test_goal_step_keeps_released_notice(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 20);
+	r.in.now_ms += 10;
+	r.in.left = 0;
+	r.in.kept = 20;
+	ev(&r, EFSM_EV_BATCH);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 30000);
+	r.in.released = 1;
+	ev(&r, EFSM_EV_GOAL);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, EFSM_RETRY_MIN_MS);
+}
+
 /* PARTIAL: a running scan offers a table of n objects certainly among the oldest. */
 static void
 partial(struct rig *r, size_t n)
@@ -760,6 +785,7 @@ main(void)
 		cmocka_unit_test(test_dead_cache_is_final),
 		cmocka_unit_test(test_age_limit_culls_and_rescans_periodically),
 		cmocka_unit_test(test_goal_asked_rescans_an_older_table),
+		cmocka_unit_test(test_goal_step_keeps_released_notice),
 		cmocka_unit_test(test_early_culling_from_partial_tables),
 		cmocka_unit_test(test_early_culling_only_when_wanted_and_waiting),
 		cmocka_unit_test(test_scan_waits_for_culls),
