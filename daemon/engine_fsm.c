@@ -322,11 +322,16 @@ efsm_event(struct efsm *m, enum efsm_event ev, const struct efsm_in *in,
 		return;
 	case EFSM_EV_GOAL:
 		/*
-		 * A table from before this request may miss what it wants;
+		 * A table from before this request may miss what it wants, and
+		 * a back-off is no reason to make the asker wait for its end
+		 * (up to ten minutes) before the look the request calls for;
 		 * the state read with it may tell of released objects.
 		 */
-		if (in->want)
+		if (in->want) {
 			m->cull_since = in->now_ms;
+			if (m->state == EFSM_BACKING_OFF)
+				m->backoff_until = 0;
+		}
 		/* FALLTHROUGH */
 	case EFSM_EV_KERNEL:
 		if (in->released)

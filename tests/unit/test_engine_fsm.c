@@ -500,12 +500,33 @@ test_goal_asked_rescans_an_older_table(void **state)
 }
 
 /*
- * A goal asked while the kernel already asks: the step's event is the
- * goal, and the state read with it may tell of released objects, which
- * must not be lost for being a goal's step.
+ * A goal asked while the kernel already asks: the state read with it may
+ * tell of released objects, which must not be lost for being a goal's
+ * step (the kernel's: test_released_during_a_pass).
  */
 static void
 test_goal_step_keeps_released_notice(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 0);
+	culling(&r, 20);
+	r.in.now_ms += 10;
+	r.in.left = 12;
+	r.in.released = 1;
+	ev(&r, EFSM_EV_GOAL);
+	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	assert_int_equal(r.m.released, 1);
+}
+
+/*
+ * A goal asked during a back-off looks again at once (the table predates
+ * it) instead of waiting out the back-off; the kernel's own events, and a
+ * goal withdrawn (nothing wanted), leave the back-off as it is.
+ */
+static void
+test_goal_ends_a_back_off(void **state)
 {
 	struct rig r;
 
@@ -517,11 +538,23 @@ test_goal_step_keeps_released_notice(void **state)
 	r.in.kept = 20;
 	ev(&r, EFSM_EV_BATCH);
 	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
-	assert_int_equal(r.out.delay_ms, 30000);
-	r.in.released = 1;
-	ev(&r, EFSM_EV_GOAL);
+	r.in.now_ms += 1000;
+	ev(&r, EFSM_EV_KERNEL);
 	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
-	assert_int_equal(r.out.delay_ms, EFSM_RETRY_MIN_MS);
+	r.in.now_ms += 1000;
+	ev(&r, EFSM_EV_GOAL);
+	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
+	/* Nothing more found: backing off again, for longer. */
+	r.in.now_ms += 500;
+	r.in.kept = 0;
+	scan_done(&r, 0, 0, 500);
+	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	assert_int_equal(r.out.delay_ms, 60000);
+	assert_int_equal(r.out.exhausted, 1);
+	/* The kernel content and the goal gone: nothing wanted, idle. */
+	r.in.want = 0;
+	ev(&r, EFSM_EV_GOAL);
+	expect(&r, EFSM_IDLE, EFSM_ACT_NONE, EFSM_NEXT_IDLE);
 }
 
 /* PARTIAL: a running scan offers a table of n objects certainly among the oldest. */
@@ -786,6 +819,7 @@ main(void)
 		cmocka_unit_test(test_age_limit_culls_and_rescans_periodically),
 		cmocka_unit_test(test_goal_asked_rescans_an_older_table),
 		cmocka_unit_test(test_goal_step_keeps_released_notice),
+		cmocka_unit_test(test_goal_ends_a_back_off),
 		cmocka_unit_test(test_early_culling_from_partial_tables),
 		cmocka_unit_test(test_early_culling_only_when_wanted_and_waiting),
 		cmocka_unit_test(test_scan_waits_for_culls),
