@@ -241,7 +241,10 @@ tool_status(struct tool_ctx *c)
 		jw_obj_begin(&w, NULL);
 		jw_str(&w, "dir", c->dir);
 		jw_str(&w, "tag", c->cfg.tag[0] ? c->cfg.tag : "CacheFiles");
-		jw_bool(&w, "bound", bound);
+		if (strcmp(how, "unknown") == 0)
+			jw_null(&w, "bound");	/* as the text's "unknown", not false */
+		else
+			jw_bool(&w, "bound", bound);
 		jw_str(&w, "bound_from", how);
 		if (c->socket[0] != '\0')
 			jw_str(&w, "socket", c->socket);

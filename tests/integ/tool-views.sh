@@ -136,6 +136,44 @@ else
 	skip "status against the kernel's brun" "no tmpfs of our own"
 fi
 
+# What /proc/fs/fscache/caches says of a bound cache, without a daemon:
+# the tool run in a mount namespace of its own with a tmpfs on /proc/fs
+# (the host's /proc untouched), first with no such file, then with one
+# listing a cache under the tag CacheFiles.  Unknown is null, not false.
+# $1: caches file text ("" for none); the tool's arguments follow.
+proc_tool() {
+	unshare -m sh -c '
+		mount --make-rprivate / && mount -t tmpfs none /proc/fs || exit 99
+		if [ -n "$1" ]; then
+			mkdir /proc/fs/fscache && printf "%b" "$1" >/proc/fs/fscache/caches || exit 99
+		fi
+		shift
+		exec "$@"' sh "$@" >"$TOOL_OUT" 2>"$TOOL_ERR"
+}
+caches_head='CACHE    REF   VOLS  OBJS  ACCES S NAME\n======== ===== ===== ===== ===== = ===============\n'
+proc_tool "" "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" status --json
+if [ $? -eq 99 ]; then
+	skip "status --json without /proc/fs/fscache" "no mount namespace here"
+	skip "status --json with the tag in /proc/fs/fscache/caches" "no mount namespace here"
+	skip "trim refused while /proc lists the cache" "no mount namespace here"
+else
+	check_grep "status --json without /proc/fs/fscache: bound is null (unknown)" \
+	    '"bound":null,"bound_from":"unknown"' "$TOOL_OUT"
+	proc_tool "" "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" status
+	check_grep "  ... and the text says unknown" '^bound +unknown \(no daemon answers' "$TOOL_OUT"
+	proc_tool "${caches_head}00000001     2     1     0     1 A CacheFiles\n" \
+	    "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" status --json
+	check_grep "status --json with the tag in /proc/fs/fscache/caches: bound" \
+	    '"bound":true,"bound_from":"proc"' "$TOOL_OUT"
+	proc_tool "${caches_head}00000001     2     1     0     1 A othertag\n" \
+	    "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" status --json
+	check_grep "  ... another tag there: not bound" '"bound":false,"bound_from":"proc"' "$TOOL_OUT"
+	proc_tool "${caches_head}00000001     2     1     0     1 A CacheFiles\n" \
+	    "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" trim --bytes 1 --dry-run
+	check_eq "trim refused while /proc lists the cache, status 1" 1 $?
+	check_grep "  ... naming /proc" 'is bound \(/proc/fs/fscache/caches\)' "$TOOL_ERR"
+fi
+
 # An object used at the epoch (or before, which counts as the epoch): list
 # gives it 0 in both fields, as its atime says, first of all.
 : >"$SIM_DIR/cache/Iv1/@00/Depoch"
