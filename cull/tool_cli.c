@@ -55,7 +55,7 @@ tool_usage(FILE *f)
 	      "\n"
 	      "options:\n"
 	      "  -f, --config CONF         the daemon's configuration (/etc/cachefilesd.conf)\n"
-	      "  -d, --dir DIR             the cache directory, instead of CONF's dir\n"
+	      "  -d, --dir DIR             the cache directory; alone, no CONF is read\n"
 	      "  -s, --socket PATH         the daemon's control socket (the configuration's\n"
 	      "                            control_socket, else " CONTROL_DEFAULT_PATH ")\n"
 	      "  -n, --count N             list: how many objects\n"
@@ -101,7 +101,7 @@ set_goal(struct tool_opts *o, enum goal_kind k, const char *name, const char *ar
 		if (n < 2 || arg[n - 1] != '%' || strspn(arg, "0123456789") != n - 1)
 			return usage_error(err, errlen, "%s: '%s' is not a percentage "
 					   "such as 80%%", name, q(arg, sh, sizeof(sh)));
-		/* Any number of digits: 1000% or 0100% is out of range, not malformed. */
+		/* Any number of digits: 1000% is out of range, not malformed; 0100% is 100%. */
 		for (i = 0; i + 1 < n && v <= 100; i++)
 			v = v * 10 + (uint64_t)(arg[i] - '0');
 		if (v < 1 || v > 100)
@@ -306,7 +306,12 @@ open_cache(struct tool_ctx *c)
 	c->cachefd = openat(c->dirfd, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->cachefd < 0) {
 		int err = errno;
-		if (fstatat(c->dirfd, "cache", &sb, AT_SYMLINK_NOFOLLOW) == 0 || err != ENOENT)
+		int st = fstatat(c->dirfd, "cache", &sb, AT_SYMLINK_NOFOLLOW);
+
+		if (st == 0 && S_ISLNK(sb.st_mode))
+			fprintf(stderr, "cachefiles-cull: %s/cache: a symbolic link, "
+				"not followed\n", e);
+		else if (st == 0 || err != ENOENT)
 			fprintf(stderr, "cachefiles-cull: %s/cache: %s\n", e,
 				err == ENOTDIR || err == ELOOP ? "not a directory" : strerror(err));
 		else

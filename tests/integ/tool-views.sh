@@ -89,6 +89,10 @@ bad 1 -d "$SIM_TMP/missing" status
 bad 1 -d "$SIM_TMP" list
 bad 1 -d "$SIM_DIR/cache/Iv1/@01/Xforeign" report
 check_grep "not a cache: a clear reason" 'not a directory' "$TOOL_ERR"
+# DIR/cache a symbolic link to a real cache: refused, and said to be a link.
+mkdir "$SIM_TMP/linked" && ln -s "$SIM_DIR/cache" "$SIM_TMP/linked/cache"
+bad 1 -d "$SIM_TMP/linked" status
+check_grep "  ... a symbolic link DIR/cache is named as one" '/linked/cache: a symbolic link, not followed$' "$TOOL_ERR"
 bad 1 -f "$SIM_TMP/missing.conf" status
 # A file without dir: its limits and tag for the directory -d names, and an
 # error without -d.
