@@ -88,7 +88,7 @@ int
 control_call(const char *path, const char *request, char *reply, size_t size,
 	     int timeout_ms)
 {
-	char line[CONTROL_REQUEST_MAX];
+	char line[CONTROL_REQUEST_MAX + 1];	/* the daemon takes MAX bytes with the newline */
 	uint64_t deadline = timeout_ms > 0 ? now_ms() + (uint64_t)timeout_ms : 0;
 	size_t len = 0;
 	int fd, n;

@@ -247,12 +247,22 @@ tool_cull(struct tool_ctx *c)
 		fprintf(stderr, "cachefiles-cull: the daemon refused: %s\n", e);
 		return TOOL_ERR;
 	}
-	if (json_get(reply, "result", result, sizeof(result)) < 0)
-		snprintf(result, sizeof(result), "met");
-	json_get_u64(reply, "culled", &culled);
-	json_get_u64(reply, "bytes", &bytes);
-	json_get_u64(reply, "ms", &ms);
-	json_get_u64(reply, "unseen", &unseen);
+	/*
+	 * Every figure or none: a reply cut short or garbled is not "met".
+	 * unseen may be absent (0), as from a daemon before it was added.
+	 */
+	if (json_get(reply, "result", result, sizeof(result)) < 0 ||
+	    (strcmp(result, "met") != 0 && strcmp(result, "exhausted") != 0) ||
+	    json_get_u64(reply, "culled", &culled) < 0 ||
+	    json_get_u64(reply, "bytes", &bytes) < 0 ||
+	    json_get_u64(reply, "ms", &ms) < 0 ||
+	    (json_get(reply, "unseen", error, sizeof(error)) == 0 &&
+	     json_get_u64(reply, "unseen", &unseen) < 0)) {
+		fprintf(stderr, "cachefiles-cull: %s: a reply to the cull that is not one "
+			"(no result of met or exhausted, or a figure missing or out of range)\n",
+			sock);
+		return TOOL_ERR;
+	}
 	goal_describe(g, gd, sizeof(gd));
 	if (c->o->json) {
 		struct jw w;
@@ -267,9 +277,7 @@ tool_cull(struct tool_ctx *c)
 		jw_obj_end(&w);
 		fputc('\n', stdout);
 	} else {
-		char r[ESCAPE_SIZE(sizeof(result))];
 		printf("goal     %s: %s\n", gd, strcmp(result, "met") == 0 ? "met" :
-		       strcmp(result, "exhausted") != 0 ? escaped(result, r, sizeof(r)) :
 		       unseen > 0 ? "not met, the daemon's scan could not look at some entries "
 		       "(see its log)" : "not met, nothing more could be culled");
 		printf("culled   %" PRIu64 " objects, %s\n", culled, fmt_bytes(bytes, b, sizeof(b)));

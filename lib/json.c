@@ -5,6 +5,7 @@
  */
 #include "lib/json.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -380,8 +381,9 @@ json_get_u64(const char *obj, const char *key, uint64_t *v)
 
 	if (json_get(obj, key, buf, sizeof(buf)) < 0 || buf[0] < '0' || buf[0] > '9')
 		return -1;
+	errno = 0;
 	x = strtoull(buf, &end, 10);
-	if (*end != '\0')
+	if (*end != '\0' || errno == ERANGE)	/* past 2^64 - 1: not a figure to trust */
 		return -1;
 	*v = x;
 	return 0;

@@ -80,6 +80,35 @@ cullc --to-run; check_eq "refused: status 1" 1 $?
 check_grep "refused: the daemon's reason" 'refused: culling is disabled \(nocull\)' "$TOOL_ERR"
 stop
 
+# The request's limit is the daemon's, 256 bytes with the newline: the
+# client sends 255 characters, and refuses 256 before connecting.
+serve '{"ok":false,"error":"unknown request"}'
+long=$(printf '%0255d' 0)
+"$CFCTL" "$SOCK" "$long" >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_eq "a request of 255 characters is sent" 0 $?
+check_eq "  ... whole" "$long" "$(tail -1 "$REQS")"
+"$CFCTL" "$SOCK" "${long}0" >"$TOOL_OUT" 2>"$TOOL_ERR"
+check_eq "a request of 256 characters is refused by the client" 2 $?
+check_eq "  ... before it reaches the socket" "$long" "$(tail -1 "$REQS")"
+stop
+
+# A reply cut short, without a result, or with a figure out of range is
+# not taken for a goal met: status 1, one line, nothing on stdout.
+for r in '{"ok":true,"result":"met",' '{"ok":true,"culled":1,"bytes":4096,"ms":1}' \
+    '{"ok":true,"result":"done","culled":1,"bytes":4096,"ms":1}' \
+    '{"ok":true,"result":"met","culled":99999999999999999999,"bytes":4096,"ms":1}' \
+    '{"ok":true,"result":"met","culled":-5,"bytes":4096,"ms":1}' \
+    '{"ok":true,"result":"met","culled":1,"bytes":4096,"ms":1,"unseen":1.5}'; do
+	serve "$r"
+	cullc --bytes 1K --json; st=$?
+	if [ "$st" = 1 ] && [ ! -s "$TOOL_OUT" ] && grep -q 'a reply to the cull that is not one' "$TOOL_ERR"; then
+		ok "a bad cull reply is an error: $r"
+	else
+		not_ok "a bad cull reply is an error: $r"; note "status $st: $(cat "$TOOL_OUT" "$TOOL_ERR")"
+	fi
+	stop
+done
+
 serve "{\"ok\":true,\"version\":\"1.0.0\",\"dir\":\"$SIM_DIR\",\"state\":\"idle\",\"goals\":0,\"culled\":7,\"culled_bytes\":8192,\"scans\":2}"
 check "status with a daemon" sh -c "\"\$0\" -d \"\$1\" -s \"\$2\" status >/dev/null" "$TOOL" "$SIM_DIR" "$SOCK"
 "$TOOL" -d "$SIM_DIR" -s "$SOCK" status >"$TOOL_OUT"

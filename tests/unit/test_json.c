@@ -93,7 +93,8 @@ test_reader(void **state)
 {
 	const char *obj = "{\"ok\":true, \"state\":\"culling\",\"culled\":42,"
 			  "\"nested\":{\"a\":[1,{\"b\":\"}\"}]},\"name\":\"x\\\\\\\\y\\nz\","
-			  "\"big\":18446744073709551615,\"neg\":-1}";
+			  "\"big\":18446744073709551615,\"neg\":-1,\"huge\":18446744073709551616,"
+			  "\"frac\":5.5}";
 	char out[64];
 	uint64_t v;
 
@@ -110,6 +111,11 @@ test_reader(void **state)
 	assert_int_equal(json_get_u64(obj, "big", &v), 0);
 	assert_true(v == UINT64_MAX);
 	assert_int_equal(json_get_u64(obj, "neg", &v), -1);
+	/* 2^64 is refused, not read as 2^64 - 1; a fraction is no count. */
+	v = 7;
+	assert_int_equal(json_get_u64(obj, "huge", &v), -1);
+	assert_int_equal(v, 7);
+	assert_int_equal(json_get_u64(obj, "frac", &v), -1);
 	assert_int_equal(json_get(obj, "missing", out, sizeof(out)), -1);
 	assert_int_equal(json_get(obj, "state", out, 4), -1);	/* does not fit */
 	assert_int_equal(json_get("[1,2]", "a", out, sizeof(out)), -1);
