@@ -35,6 +35,11 @@
 #define OLDER_THAN_MAX (UINT64_MAX / 1000000000u)	/* seconds that fit in ns */
 #define BYTES_MAX ((uint64_t)INT64_MAX)
 #define DISCARD_MAX (256 * 1024)	/* unread input taken before a close */
+/*
+ * A waiting client that shut down its writing side raises no event when it
+ * closes at last (its end of file was read already): look this often.
+ */
+#define HALF_CLOSED_CHECK_MS 1000
 
 /* ---- requests and replies (pure) ---- */
 
@@ -515,9 +520,13 @@ on_read(evutil_socket_t fd, short what, void *arg)
 		/* Only the end of the connection matters now; anything sent is dropped. */
 		n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
 		if (n == 0 && !peer_gone(fd)) {
-			/* Done sending, still reading: the goal stands (control_poll watches). */
+			/* Done sending, still reading: the goal stands, its close is watched. */
+			struct timeval tv = { HALF_CLOSED_CHECK_MS / 1000,
+					      (HALF_CLOSED_CHECK_MS % 1000) * 1000 };
+
 			cl->half_closed = 1;
 			event_del(cl->ev_read);
+			evtimer_add(cl->ev_timer, &tv);
 			return;
 		}
 		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
@@ -574,6 +583,17 @@ on_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (cl->phase == WAITING) {
+		/* Armed only for a half-closed client: has it closed since? */
+		struct timeval tv = { HALF_CLOSED_CHECK_MS / 1000,
+				      (HALF_CLOSED_CHECK_MS % 1000) * 1000 };
+
+		if (peer_gone(cl->fd))
+			client_free(cl);	/* the goal is withdrawn */
+		else
+			evtimer_add(cl->ev_timer, &tv);
+		return;
+	}
 	if (cl->phase == READING) {
 		log_debug(1, "control: no request within %d s", CONTROL_TIMEOUT_MS / 1000);
 		reply_error(cl, cl->refuse != NULL ? cl->refuse : "timed out waiting for the request");
@@ -594,6 +614,7 @@ refuse(int fd, const char *msg)
 	buf[n++] = '\n';
 	if (send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_debug(1, "control: refusal not sent: %s", strerror(errno));
+	discard_input(fd);	/* a request already sent: an end, not a reset */
 	close(fd);
 }
 
@@ -682,10 +703,6 @@ control_poll(struct control *c)
 
 		if (cl == NULL || cl->phase != WAITING)
 			continue;
-		if (cl->half_closed && peer_gone(cl->fd)) {
-			client_free(cl);	/* it closed after all: the goal is withdrawn */
-			continue;
-		}
 		st = c->ops.poll(c->ops.arg, cl->goal, &r, &err);
 		if (st == 0)
 			continue;

@@ -59,6 +59,31 @@ check_eq "idle clients: each told it timed out" 16 \
 r=$(ctl status 3000)
 check_eq "after the idle clients: served again" true "$(jval ok "$r")"
 
+# Every slot taken, served and refused (32 idle clients): a 33rd is
+# refused without a slot.  Its request, sent while the daemon was stopped
+# and so queued before the accept, is read before the close: the client
+# gets the reason, then the end of the connection, not a reset.
+i=0 pids=
+while [ $i -lt 32 ]; do
+	"$CFCTL" -i "$SIM_CTLSOCK" 9 >/dev/null 2>&1 &
+	pids="$pids $!"
+	i=$((i + 1))
+done
+SIM_EXTRA_PIDS="$SIM_EXTRA_PIDS $pids"
+sleep 1
+daemon_signal STOP
+printf 'status\n' | "$CFCTL" -r "$SIM_CTLSOCK" 5 >"$SIM_TMP/33rd" 2>"$SIM_TMP/33rd.err" &
+c33=$!
+sleep 1
+daemon_signal CONT
+wait "$c33"
+st=$?
+check_eq "a 33rd client with its request queued: the reason" \
+    '{"ok":false,"error":"too many clients"}' "$(cat "$SIM_TMP/33rd")"
+check_eq "  ... then the end of the connection (cfctl status 0, not 3)" 0 "$st"
+check_no_grep_may_be_empty "  ... no reset" 'reset|read:' "$SIM_TMP/33rd.err"
+for p in $pids; do wait "$p"; done
+
 # An idle client does not hold up a cull, nor a status.
 "$CFCTL" -i "$SIM_CTLSOCK" 9 >/dev/null 2>&1 &
 idle=$!
