@@ -13,8 +13,17 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/bin"
 printf '#!/bin/sh\necho "$*" >>"%s/calls"\n' "$T" >"$T/bin/deb-systemd-helper"
 chmod +x "$T/bin/deb-systemd-helper"
+# SELinux off, whatever this host has, so that its tools never run here
+# (tests/integ/deb-selinux.sh covers them); a semodule or restorecon call
+# would be recorded, and the "nothing done" checks below would see it.
+printf '#!/bin/sh\nexit 1\n' >"$T/bin/selinuxenabled"
+for s in semodule restorecon; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\n' "$s" "$T" >"$T/bin/$s"
+done
+chmod +x "$T/bin/selinuxenabled" "$T/bin/semodule" "$T/bin/restorecon"
 sed -e "s|^DEFAULTS=.*|DEFAULTS=$T/default|" -e "s|^DROPIN_DIR=.*|DROPIN_DIR=$T/d|" \
     -e "s|^OLD_LOGCHECK=.*|OLD_LOGCHECK=$T/ignore.d.workstation|" -e "s|^RC_ROOT=.*|RC_ROOT=$T|" \
+    -e "s|^SE_\([A-Z]*\)=.*|SE_\1=$T/se-\1|" \
     -e 's|^#DEBHELPER#$||' "$TOP/packaging/debian/cachefilesd.postinst" >"$T/postinst"
 if ! command -v dpkg >/dev/null; then
 	skip "the postinst" "dpkg is not installed"; tap_done; exit
