@@ -75,6 +75,18 @@ culling(struct rig *r, size_t n)
 	expect(r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
 }
 
+/* Start, a table of n, every candidate busy: a back-off. */
+static void
+all_busy(struct rig *r, size_t n)
+{
+	culling(r, n);
+	r->in.now_ms += 10;
+	r->in.left = 0;
+	r->in.kept = n;
+	ev(r, EFSM_EV_BATCH);
+	expect(r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+}
+
 static void
 test_start_scans_then_idle(void **state)
 {
@@ -164,13 +176,8 @@ test_all_busy_then_released(void **state)
 
 	(void)state;
 	rig_init(&r, 0);
-	culling(&r, 20);
 	/* Every candidate was busy: a fresh full table, nothing culled. */
-	r.in.now_ms += 10;
-	r.in.left = 0;
-	r.in.kept = 20;
-	ev(&r, EFSM_EV_BATCH);
-	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	all_busy(&r, 20);
 	assert_int_equal(r.out.delay_ms, 30000);
 	/* Objects released: retried after the short gap, not at once. */
 	r.in.released = 1;
@@ -522,8 +529,8 @@ test_goal_step_keeps_released_notice(void **state)
 
 /*
  * A goal asked during a back-off looks again at once (the table predates
- * it) instead of waiting out the back-off; the kernel's own events, and a
- * goal withdrawn (nothing wanted), leave the back-off as it is.
+ * it) instead of waiting out the back-off, which the kernel's own events
+ * leave as it is; with nothing wanted any more the engine rests.
  */
 static void
 test_goal_ends_a_back_off(void **state)
@@ -532,12 +539,7 @@ test_goal_ends_a_back_off(void **state)
 
 	(void)state;
 	rig_init(&r, 0);
-	culling(&r, 20);
-	r.in.now_ms += 10;
-	r.in.left = 0;
-	r.in.kept = 20;
-	ev(&r, EFSM_EV_BATCH);
-	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	all_busy(&r, 20);
 	r.in.now_ms += 1000;
 	ev(&r, EFSM_EV_KERNEL);
 	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
@@ -777,11 +779,7 @@ test_rescan(void **state)
 
 	/* Backing off: the scan starts at once instead of after the timer. */
 	rig_init(&r, 0);
-	culling(&r, 20);
-	r.in.left = 0;
-	r.in.kept = 20;
-	ev(&r, EFSM_EV_BATCH);
-	expect(&r, EFSM_BACKING_OFF, EFSM_ACT_NONE, EFSM_NEXT_TIMER);
+	all_busy(&r, 20);
 	r.in.now_ms += 10;
 	ev(&r, EFSM_EV_RESCAN);
 	expect(&r, EFSM_SCANNING, EFSM_ACT_SCAN, EFSM_NEXT_IDLE);
