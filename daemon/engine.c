@@ -93,6 +93,7 @@
 
 struct outside_goal {
 	int used;
+	int fresh;			/* asked since the last step */
 	enum engine_goal_state state;
 	struct goal_active a;
 	uint64_t culled0, bytes0;	/* the engine's counters when it came */
@@ -179,7 +180,6 @@ struct engine {
 	int have_st;
 
 	struct outside_goal goals[ENGINE_GOALS_MAX];
-	int goal_news;			/* a goal asked since the last step */
 	int lost;			/* DIR/cache is not our directory any more */
 
 	uint64_t scans, culled, culled_blocks, busy, vanished, moved;
@@ -1211,7 +1211,7 @@ engine_goal_add(struct engine *e, const struct goal *g)
 	e->goals[i].state = ENGINE_GOAL_PENDING;
 	e->goals[i].culled0 = e->culled;
 	e->goals[i].bytes0 = e->culled_blocks;
-	e->goal_news = 1;
+	e->goals[i].fresh = 1;
 	return (int)i;
 }
 
@@ -1244,6 +1244,27 @@ engine_goal_cancel(struct engine *e, int id)
 {
 	if (id >= 0 && id < ENGINE_GOALS_MAX)
 		e->goals[id].used = 0;
+}
+
+/* Was a goal asked since the last step that is not met yet?  Then none is fresh. */
+static int
+fresh_goal_unmet(struct engine *e)
+{
+	struct fsfree f;
+	int unmet = 0;
+	size_t i;
+
+	if (target_fsfree(e->cachefd, &f) < 0)
+		memset(&f, 0, sizeof(f));
+	for (i = 0; i < ENGINE_GOALS_MAX; i++) {
+		struct outside_goal *g = &e->goals[i];
+
+		if (g->used && g->fresh && g->state == ENGINE_GOAL_PENDING &&
+		    goal_unmet(e, &g->a, &f))
+			unmet = 1;
+		g->fresh = 0;
+	}
+	return unmet;
 }
 
 /* ---- events ---- */
@@ -1498,12 +1519,12 @@ engine_step(struct engine *e, const struct kstate *st, unsigned *delay_ms)
 	facts(e, &in);
 	in.released = st && st->has_released && (st->freleased || st->breleased);
 	/*
-	 * A goal asked since the last step is this step's cause, whatever
-	 * else the state read says: a table from before it may not hold
-	 * what it wants (and -dd names the goal, not the kernel).
+	 * A goal asked since the last step and not met already is this
+	 * step's cause, whatever else the state read says: a table from
+	 * before it may not hold what it wants (and -dd names the goal, not
+	 * the kernel).  One met on arrival, or withdrawn, is no such cause.
 	 */
-	if (e->goal_news) {
-		e->goal_news = 0;
+	if (fresh_goal_unmet(e)) {
 		dispatch(e, EFSM_EV_GOAL, &in, &out);
 	} else {
 		dispatch(e, st ? EFSM_EV_KERNEL : EFSM_EV_TIMER, &in, &out);

@@ -40,6 +40,8 @@
  *   BACKING_OFF    want, released, retry gap passed,     -> RETRYING_BUSY, RETRY
  *                  busy ones kept
  *   BACKING_OFF    want, released, gap passed, none kept -> SCANNING, SCAN
+ *   BACKING_OFF    GOAL (asked, unmet)                   -> back-off ended; as below: its
+ *                                                           table predates the request
  *   BACKING_OFF    want, timer not run out               -> BACKING_OFF (timer)
  *   BACKING_OFF    want, timer run out                   -> SCANNING, SCAN
  *   RETRYING_BUSY  want, left > 0                        -> RETRYING_BUSY, CULL
@@ -146,7 +148,7 @@ struct efsm {
 	enum efsm_state state;
 	int started, scan_running, released, wanting;
 	uint64_t age_period_ms;		/* 0: no age limit */
-	uint64_t cull_since;		/* when want last became true */
+	uint64_t cull_since;		/* when want last became true, or a goal came */
 	/* the table */
 	int have_table, table_full;
 	size_t table_ncand;

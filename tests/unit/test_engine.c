@@ -439,6 +439,59 @@ test_busy_backs_off(void **state)
 	rig_stop(&r);
 }
 
+/*
+ * A back-off (everything busy) ends for a goal asked from outside that is
+ * not met yet, and only for such a goal: one met on arrival (half the
+ * blocks free, 10 % asked), or one withdrawn before the step, starts no
+ * scan.
+ */
+static void
+test_back_off_ends_for_an_unmet_goal_only(void **state)
+{
+	struct rig r;
+	struct kstate st = wants(1);
+	struct goal met = { GOAL_FREE_PCT, 10 };
+	struct goal more = { GOAL_BYTES, 4096 };
+	struct engine_snap es;
+	unsigned delay = 0;
+	int id, steps = 0;
+
+	(void)state;
+	make_tree(20);
+	mode_busy = 1;
+	fake_fs = 1;
+	base_free = 500000;
+	rig_start(&r, 0);
+	first_scan(&r, &st);
+	while (engine_step(r.e, &st, &delay) == ENGINE_AGAIN)
+		assert_true(++steps < 10);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.state, EFSM_BACKING_OFF);
+	assert_int_equal(es.scans, 1);
+	/* Met on arrival: the back-off stands. */
+	id = engine_goal_add(r.e, &met);
+	assert_true(id >= 0);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_TIMER);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.state, EFSM_BACKING_OFF);
+	assert_int_equal(es.scanning, 0);
+	/* Withdrawn before its step: the back-off stands. */
+	id = engine_goal_add(r.e, &more);
+	assert_true(id >= 0);
+	engine_goal_cancel(r.e, id);
+	assert_int_equal(engine_step(r.e, &st, &delay), ENGINE_TIMER);
+	engine_snapshot(r.e, &es);
+	assert_int_equal(es.scanning, 0);
+	assert_int_equal(es.scans, 1);
+	/* Unmet: a look at once, not at the timer. */
+	id = engine_goal_add(r.e, &more);
+	assert_true(id >= 0);
+	engine_step(r.e, &st, &delay);
+	engine_snapshot(r.e, &es);
+	assert_true(es.scanning || es.scans == 2);
+	rig_stop(&r);
+}
+
 /* A fan-out directory moved out of the cache between two batches is not entered. */
 static void
 test_moved_dir_not_entered(void **state)
@@ -1614,6 +1667,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_scan_at_start_then_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_culls_oldest_first_in_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_backs_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_back_off_ends_for_an_unmet_goal_only, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_moved_dir_not_entered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_older_than_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_cache_stops, setup, teardown),
