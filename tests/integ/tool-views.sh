@@ -155,8 +155,11 @@ proc_tool() {
 		exec "$@"' sh "$@" >"$TOOL_OUT" 2>"$TOOL_ERR"
 }
 caches_head='CACHE    REF   VOLS  OBJS  ACCES S NAME\n======== ===== ===== ===== ===== = ===============\n'
-proc_tool "" "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" status --json
-if [ $? -eq 99 ]; then
+pst=99
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	proc_tool "" "$TOOL" -d "$SIM_DIR" -s "$SIM_TMP/no-daemon" status --json; pst=$?
+fi
+if [ "$pst" = 99 ]; then
 	skip "status --json without /proc/fs/fscache" "no mount namespace here"
 	skip "status --json with the tag in /proc/fs/fscache/caches" "no mount namespace here"
 	skip "trim refused while /proc lists the cache" "no mount namespace here"
