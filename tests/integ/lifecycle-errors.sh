@@ -80,6 +80,9 @@ sim_config "secctx system_u:system_r:cachefiles_kernel_t:s0"
 sim_ctl fault secctx ENOENT >/dev/null
 daemon_start
 fails "the kernel refuses secctx" 'secctx' 5 1 2
+# The likely cause is looked up by the command word alone, not the whole line.
+check_grep "the kernel refuses secctx: the message gives the likely cause" \
+    'no security module' "$SIM_TMP/last.log"
 sim_ctl fault clear >/dev/null
 sim_ctl fault secctx ENOMEM >/dev/null
 daemon_start

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # systemd notification: READY=1 right after bind, before any scan or cull,
-# even when the cache needs culling from the start; STATUS= lines a person
-# can read (tag, free space against the limits, within limits or culling).
+# even when the cache needs culling from the start, with MAINPID; STATUS=
+# lines a person can read (tag, free space against the limits, within
+# limits or culling), each sent only when it changed; WATCHDOG=1 under a
+# watchdog.
 #
 # "Before any scan ends" is made deterministic with the test daemon's scan
 # gate (tests/sim/link-sim.c): every scan waits until $CFSIM_SCAN_GATE
@@ -27,6 +29,10 @@ daemon_start
 sim_wait_bound 5 || not_ok "binds"
 wait_for 5 grep -q ' READY=1$' "$NOTIFY_OUT"
 check_grep "READY=1 arrives while the first scan is held" ' READY=1$' "$NOTIFY_OUT"
+# In the same message: the pid of the daemon itself, which a detached child
+# reports for its parent, and never the parent's.
+check_grep "READY=1 comes with MAINPID, the daemon's own pid" \
+    "^[0-9.]+ MAINPID=$DAEMON_PID\$" "$NOTIFY_OUT"
 if [ "$SIM_TMPFS" = 1 ]; then
 	# The daemon has heard the kernel ask, and is held in its scan.
 	wait_for 5 grep -q 'STATUS=.*; culling; scanning' "$NOTIFY_OUT"
@@ -71,5 +77,31 @@ daemon_wait_exit 5
 check_eq "exit 0" 0 "$DAEMON_STATUS"
 check_grep "STOPPING=1 at exit" ' STOPPING=1$' "$NOTIFY_OUT"
 check "STOPPING=1 is the last message" sh -c "tail -1 '$NOTIFY_OUT' | grep -q ' STOPPING=1$'"
+
+# Under a watchdog (WATCHDOG_USEC from the service manager) the daemon
+# pings, twice per interval: here every 100 ms.
+: >"$NOTIFY_OUT"; : >"$DAEMON_LOG"
+WATCHDOG_USEC=200000
+export WATCHDOG_USEC
+daemon_start
+unset WATCHDOG_USEC
+sim_wait_bound 5 || not_ok "binds again, under a watchdog"
+_pings() { [ "$(grep -c ' WATCHDOG=1$' "$NOTIFY_OUT")" -ge 2 ]; }
+check "under a watchdog: WATCHDOG=1, again and again" wait_for 5 _pings
+
+# A reload that changes nothing works the status out again (forced), and
+# sends nothing: the line is the one sent last.  Once the scan has ended
+# and its status is out (at most 1 s later).
+wait_for 10 grep -q 'scan: .* objects' "$DAEMON_LOG"
+sleep 1.5
+daemon_signal HUP
+check "a reload with nothing changed is done" wait_for 5 grep -q 'configuration reloaded' "$DAEMON_LOG"
+sleep 1.5
+dups=$(awk '/^[0-9.]+ STATUS=/ { s = $0; sub(/^[0-9.]+ /, "", s); if (s == last) n++; last = s }
+    END { print n + 0 }' "$NOTIFY_OUT")
+check_eq "after the reload, no STATUS= line repeats the one before" 0 "$dups"
+daemon_signal TERM
+daemon_wait_exit 5
+check_eq "under a watchdog: exit 0" 0 "$DAEMON_STATUS"
 check_no_grep "no violation" VIOLATION "$SIM_LOG"
 tap_done

@@ -31,26 +31,46 @@
 /* log_warn and log_warnx are wrapped (test_checkenv.wrap): keep the lines. */
 static char logged[8][1024];
 static int nlogged;
+/* log_info too, apart: what -t says about the path it will bind. */
+static char said[8][1024];
+static int nsaid;
 
 static void
-keep(const char *fmt, va_list ap, int with_errno)
+keep_in(char lines[][1024], int *count, const char *fmt, va_list ap, int with_errno)
 {
 	int saved = errno;
 	char *line;
 	int n;
 
-	if (nlogged >= 8)
+	if (*count >= 8)
 		return;
-	line = logged[nlogged++];
+	line = lines[(*count)++];
 	n = vsnprintf(line, sizeof(logged[0]), fmt, ap);
 	if (with_errno && n >= 0 && (size_t)n < sizeof(logged[0]))
 		snprintf(line + n, sizeof(logged[0]) - n, ": %s", strerror(saved));
 	errno = saved;
 }
 
+static void
+keep(const char *fmt, va_list ap, int with_errno)
+{
+	keep_in(logged, &nlogged, fmt, ap, with_errno);
+}
+
 void __wrap_log_warn(const char *fmt, ...);
 void __wrap_log_warnx(const char *fmt, ...);
 void __wrap_log_errx(const char *fmt, ...);
+void __wrap_log_info(const char *fmt, ...);
+
+void
+__wrap_log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	keep_in(said, &nsaid, fmt, ap, 0);
+	va_end(ap);
+}
 
 void
 __wrap_log_warn(const char *fmt, ...)
@@ -92,7 +112,7 @@ check(const char *dir)
 
 	config_defaults(&cfg);
 	snprintf(cfg.dir, sizeof(cfg.dir), "%s", dir);
-	nlogged = 0;
+	nlogged = nsaid = 0;
 	return checkenv(&cfg);
 }
 
@@ -202,6 +222,61 @@ test_directory(void **state)
 	expect_agreement(link);
 }
 
+/*
+ * The kernel binds the path with every link resolved (kernel_configure):
+ * -t says which path that is, whether the link is the last component or
+ * one further up, and says nothing of a path without links.
+ */
+static void
+test_links_resolved(void **state)
+{
+	char real[200], above[200], p[256], link[256], want[1024];
+	char *top_real;
+
+	(void)state;
+	top_real = realpath(top, NULL);
+	assert_non_null(top_real);
+	snprintf(real, sizeof(real), "%s/real", top_real);
+	assert_int_equal(mkdir(real, 0700), 0);
+	snprintf(p, sizeof(p), "%s/cache", real);
+	assert_int_equal(mkdir(p, 0700), 0);
+	/* A link further up. */
+	path(above, sizeof(above), "above");
+	assert_int_equal(symlink(real, above), 0);
+	snprintf(link, sizeof(link), "%s/cache", above);
+	expect_agreement(link);
+	snprintf(want, sizeof(want), "%s: the daemon binds %s, its resolved path", link, p);
+	assert_int_equal(nsaid, 1);
+	assert_string_equal(said[0], want);
+	/* The last component a link. */
+	path(link, sizeof(link), "last");
+	assert_int_equal(symlink(p, link), 0);
+	expect_agreement(link);
+	snprintf(want, sizeof(want), "%s is a symbolic link: the daemon binds %s", link, p);
+	assert_int_equal(nsaid, 1);
+	assert_string_equal(said[0], want);
+	/* No link at all. */
+	expect_agreement(p);
+	assert_int_equal(nsaid, 0);
+	free(top_real);
+}
+
+/* A link to nothing: one line, the cause, not a second one about stat. */
+static void
+test_dangling_link(void **state)
+{
+	char p[256], target[256], want[512];
+
+	(void)state;
+	path(target, sizeof(target), "nowhere");
+	path(p, sizeof(p), "dangling");
+	assert_int_equal(symlink(target, p), 0);
+	assert_int_equal(check(p), 1);
+	assert_int_equal(nlogged, 1);
+	snprintf(want, sizeof(want), "%s: realpath: %s", p, strerror(ENOENT));
+	assert_string_equal(logged[0], want);
+}
+
 /* Mount a filesystem on a new directory under top, or skip the test. */
 static void
 mount_or_skip(char *p, size_t size, const char *name, const char *type,
@@ -282,6 +357,8 @@ main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_not_directory),
 		cmocka_unit_test(test_directory),
+		cmocka_unit_test(test_links_resolved),
+		cmocka_unit_test(test_dangling_link),
 		cmocka_unit_test(test_noatime),
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_no_xattr),

@@ -219,6 +219,33 @@ test_graveyard_moved_away(void **state)
 }
 
 /*
+ * The directory above the graveyard moved away and a file made by its
+ * name: the path now fails with ENOTDIR, which says "not there" as surely
+ * as ENOENT: lost, not a check to try again.
+ */
+static void
+test_graveyard_parent_now_file(void **state)
+{
+	struct graveyard *g;
+	char path[PATH_MAX];
+
+	(void)state;
+	mk("dir");
+	mk("dir/graveyard");
+	g = graveyard_open(rootfd, "dir/graveyard");
+	assert_non_null(g);
+	snprintf(path, sizeof(path), "%s/dir/graveyard", root);
+	graveyard_at(g, path);
+	assert_int_equal(renameat(rootfd, "dir", rootfd, "outside/olddir"), 0);
+	touch("dir");
+	touch("outside/olddir/graveyard/precious");
+	assert_int_equal(graveyard_work(g, GRAVEYARD_BATCH), 0);
+	assert_int_equal(graveyard_lost(g), 1);
+	assert_true(exists("outside/olddir/graveyard/precious"));
+	graveyard_free(g);
+}
+
+/*
  * Its place cannot be checked (a stat error other than "not there": here
  * ELOOP): nothing removed, not taken for lost, and GRAVEYARD_RETRY, so
  * that the daemon tries again later rather than at the next arrival; once
@@ -245,6 +272,83 @@ test_unchecked_retried(void **state)
 	graveyard_at(g, path);
 	drain(g, GRAVEYARD_BATCH);
 	assert_int_equal(entries("graveyard"), 0);
+	graveyard_free(g);
+}
+
+/*
+ * readdir() hands out entries read ahead, their types as they were then:
+ * a directory since replaced by a symlink or a file (another process
+ * emptying the graveyard its own way) is removed as what it is now, and
+ * a file since replaced by a directory is entered and emptied, neither
+ * counted a failure.  One directory is entered and removed first, so that
+ * the rest of the graveyard's entries wait in readdir's buffer.
+ */
+static void
+test_dir_replaced_after_readdir(void **state)
+{
+	struct graveyard_stats gs;
+	struct graveyard *g;
+	char name[32];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 10; i++)
+		mk("graveyard/d%d", i);
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	/* Into one directory, and out of it again, removing it. */
+	assert_int_equal(graveyard_work(g, 2), 1);
+	assert_int_equal(entries("graveyard"), 9);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "graveyard/d%d", i);
+		if (!exists(name))
+			continue;
+		assert_int_equal(unlinkat(rootfd, name, AT_REMOVEDIR), 0);
+		if (i % 2)
+			assert_int_equal(symlinkat("../outside", rootfd, name), 0);
+		else
+			touch(name);
+	}
+	drain(g, GRAVEYARD_BATCH);
+	assert_int_equal(entries("graveyard"), 0);
+	assert_true(exists("outside/keep"));
+	graveyard_stats(g, &gs);
+	assert_int_equal(gs.failed, 0);
+	assert_int_equal(gs.removed, 10);
+	graveyard_free(g);
+}
+
+static void
+test_file_replaced_after_readdir(void **state)
+{
+	struct graveyard_stats gs;
+	struct graveyard *g;
+	char name[32], inner[48];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "graveyard/f%d", i);
+		touch(name);
+	}
+	g = graveyard_open(rootfd, "graveyard");
+	assert_non_null(g);
+	assert_int_equal(graveyard_work(g, 1), 1);	/* one file removed */
+	assert_int_equal(entries("graveyard"), 9);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "graveyard/f%d", i);
+		if (!exists(name))
+			continue;
+		assert_int_equal(unlinkat(rootfd, name, 0), 0);
+		mk("%s", name);
+		snprintf(inner, sizeof(inner), "%s/inner", name);
+		touch(inner);
+	}
+	drain(g, GRAVEYARD_BATCH);
+	assert_int_equal(entries("graveyard"), 0);
+	graveyard_stats(g, &gs);
+	assert_int_equal(gs.failed, 0);
+	assert_int_equal(gs.removed, 1 + 9 * 2);
 	graveyard_free(g);
 }
 
@@ -456,7 +560,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_nested, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_moved_out_mid_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_graveyard_moved_away, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_graveyard_parent_now_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unchecked_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_replaced_after_readdir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_replaced_after_readdir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_not_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batches, setup, teardown),

@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "kernel/channel.h"
 #include "kernel/transport.h"
+#include "lib/kcmd.h"
 #include "lib/log.h"
 #include "tests/sim/simtransport.h"
 
@@ -89,6 +90,8 @@ test_parse_unknown_keys(void **state)
 	/* An unknown key still has to look like key=value. */
 	assert_int_equal(parse(FULL " future", &st), -1);
 	assert_int_equal(parse(FULL " =5", &st), -1);
+	/* ... with a value: nothing after the '=' is no token either. */
+	assert_int_equal(parse(FULL " future=", &st), -1);
 }
 
 static void
@@ -152,12 +155,15 @@ static void
 test_parse_bounds(void **state)
 {
 	static const char nul[] = "cull=0 frun=7 fcull=5 fstop=1 brun=7\0 bcull=5 bstop=1";
+	/* In an unknown key's value, which no number parse would refuse. */
+	static const char nul_unknown[] = FULL " future=a\0b";
 	struct kstate st;
 
 	(void)state;
 	/* A trailing newline is tolerated; an embedded NUL is not. */
 	assert_int_equal(parse(FULL "\n", &st), 0);
 	assert_int_equal(kstate_parse(nul, sizeof(nul) - 1, &st), -1);
+	assert_int_equal(kstate_parse(nul_unknown, sizeof(nul_unknown) - 1, &st), -1);
 	/* Only len bytes count: cutting the line drops bstop. */
 	assert_int_equal(kstate_parse(FULL, strlen("cull=0 frun=1b58 fcull=1388 fstop=3e8 brun=c350 bcull=8ca0"), &st), -1);
 	/* Cutting inside a value changes it, within bounds. */
@@ -406,6 +412,30 @@ test_configure_minimal(void **state)
 	assert_true(peer.nmsgs < 2 || strncmp(peer.msgs[1], "Wdebug", 6) != 0);
 }
 
+/*
+ * "debug 0" written in the file goes to the kernel although it is the
+ * default: it clears a mask an earlier instance left set.
+ */
+static void
+test_configure_debug_zero(void **state)
+{
+	static const char text[] = "dir /c\ndebug 0\n";
+	struct config cfg;
+	struct kchan *k;
+
+	(void)state;
+	peer_start();
+	config_defaults(&cfg);
+	assert_int_equal(config_parse_buffer(&cfg, "t.conf", text, sizeof(text) - 1, NULL, NULL), 0);
+	k = kernel_open(&ktransport_sim, NULL, 0);
+	assert_non_null(k);
+	assert_int_equal(kernel_configure(k, &cfg), 0);
+	kernel_close(k);
+	assert_true(peer_msgs(2) >= 2);
+	assert_string_equal(peer.msgs[0], "Wdir /c");
+	assert_string_equal(peer.msgs[1], "Wdebug 0");
+}
+
 static void
 test_configure_failure_stops(void **state)
 {
@@ -564,6 +594,34 @@ test_cmd_checks(void **state)
 	kernel_close(k);
 }
 
+/* The longest command the kernel takes, KCMD_MAX bytes, goes whole; one byte more does not go. */
+static void
+test_cmd_longest(void **state)
+{
+	char cmd[KCMD_MAX + 2];
+	struct kchan *k;
+	int over, longest, sent;
+
+	(void)state;
+	peer_start();
+	k = kernel_open(&ktransport_sim, NULL, 0);
+	assert_non_null(k);
+	memcpy(cmd, "tag ", 4);
+	memset(cmd + 4, 'a', KCMD_MAX + 1 - 4);
+	cmd[KCMD_MAX + 1] = '\0';
+	over = kernel_cmd(k, "%s", cmd);
+	cmd[KCMD_MAX] = '\0';
+	longest = kernel_cmd(k, "%s", cmd);
+	/* Each write waits for its reply: the peer has logged all it got. */
+	sent = peer.nmsgs;
+	/* Checked once closed: the peer's thread ends only with the connection. */
+	kernel_close(k);
+	assert_int_equal(over, -E2BIG);
+	assert_int_equal(longest, 0);
+	assert_int_equal(sent, 1);
+	assert_memory_equal(peer.msgs[0], "Wtag aaaa", 9);
+}
+
 static void
 test_dead_probe(void **state)
 {
@@ -651,11 +709,13 @@ main(void)
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test_setup_teardown(test_configure_order, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_configure_minimal, peer_setup, peer_teardown),
+		cmocka_unit_test_setup_teardown(test_configure_debug_zero, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_configure_failure_stops, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_bind_error, peer_setup, peer_teardown),
 		cmocka_unit_test(test_queued_change),
 		cmocka_unit_test_setup_teardown(test_state_and_changes, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_checks, peer_setup, peer_teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_longest, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_dead_probe, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_open_busy_then_free, peer_setup, peer_teardown),
 		cmocka_unit_test_setup_teardown(test_open_busy_gives_up, peer_setup, peer_teardown),

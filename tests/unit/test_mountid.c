@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_mountid.c: the mount identity, checked against the first field of
- * /proc/self/mountinfo, which the kernel computes independently.
+ * /proc/self/mountinfo, which the kernel computes independently, and the
+ * older kernels' way (file handles) against statx's answer.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,8 +18,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "tests/unit/old_kernel.h"
 
 /* The id of the last (topmost) mount on mount point dir, or 0. */
 static uint64_t
@@ -81,6 +85,40 @@ test_known(void **state)
 	close(fd);
 }
 
+/*
+ * Before 5.8 (old_kernel.h) the id comes from a file handle: the same id
+ * statx gives, and a final symbolic link is not followed there either
+ * (the link here leads to /proc, another mount, which has no handles).
+ */
+static void
+test_handle_fallback(void **state)
+{
+	char dir[] = "/tmp/test_mountid.XXXXXX";
+	uint64_t want = 0, id = 7, link_id = 7;
+	int fd, r, link_r;
+
+	(void)state;
+	if (!kernel_knows())
+		skip_why("the kernel does not report mount ids (older than 5.8)");
+	assert_non_null(mkdtemp(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(symlinkat("/proc", fd, "link"), 0);
+	assert_int_equal(mount_id(fd, &want), 1);
+	no_statx_mnt = 1;
+	r = mount_id(fd, &id);
+	link_r = mount_id_at(fd, "link", &link_id);
+	no_statx_mnt = 0;
+	unlinkat(fd, "link", 0);
+	close(fd);
+	rmdir(dir);
+	if (r == 0)
+		skip_why("no file handles on %s", dir);
+	assert_int_equal(id, want);
+	assert_int_equal(link_r, 1);
+	assert_int_equal(link_id, want);
+}
+
 static void
 test_unknown(void **state)
 {
@@ -103,6 +141,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known),
+		cmocka_unit_test(test_handle_fallback),
 		cmocka_unit_test(test_unknown),
 	};
 

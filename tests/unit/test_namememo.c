@@ -102,6 +102,29 @@ test_bounded_bytes(void **state)
 	namememo_free(m);
 }
 
+/* Names of exactly NAMEMEMO_BYTES all fit; then not one byte more. */
+static void
+test_bytes_exactly(void **state)
+{
+	struct namememo *m = namememo_new();
+	char name[256], buf[256];	/* 256 bytes with the NUL: a divisor of the bound */
+	size_t fit = NAMEMEMO_BYTES / sizeof(name), i;
+
+	(void)state;
+	assert_int_equal(fit * sizeof(name), NAMEMEMO_BYTES);
+	memset(name, 'E', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (i = 0; i < fit; i++)
+		namememo_add(m, 7, i, name);
+	assert_int_equal(namememo_count(m), fit);
+	assert_int_equal(namememo_get(m, 7, fit - 1, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, name);
+	namememo_add(m, 8, 1, "");	/* one byte, its NUL */
+	assert_int_equal(namememo_count(m), fit);
+	assert_int_equal(namememo_get(m, 8, 1, buf, sizeof(buf)), 0);
+	namememo_free(m);
+}
+
 struct adder {
 	struct namememo *m;
 	uint32_t dir;
@@ -159,6 +182,7 @@ main(void)
 		cmocka_unit_test(test_first_name_kept),
 		cmocka_unit_test(test_bounded_objects),
 		cmocka_unit_test(test_bounded_bytes),
+		cmocka_unit_test(test_bytes_exactly),
 		cmocka_unit_test(test_threads),
 	};
 

@@ -274,6 +274,7 @@ test_volume_names(void **state)
 	(void)state;
 	vol("I9p,host,", "9p", "9p tag host");
 	vol("I9p,host,my;tag", "9p", "9p tag host, cachetag my/tag");
+	vol("I9p,a;b,", "9p", "9p tag a/b");	/* the tag's slashes too */
 	nfs_names();
 	vol("Iafs,example.com,20000001", "afs", "AFS cell example.com volume 0x20000001");
 	vol("Icifs,192.0.2.1:445,share;sub", "cifs", "SMB //192.0.2.1:445/share/sub");
@@ -284,6 +285,8 @@ test_volume_names(void **state)
 	vol("Ixfs,1,2", "", "Ixfs,1,2");
 	vol("Infs,4.2", "", "Infs,4.2");
 	vol("Infs,4.2,7,801,1,,1,,,,1,1,3,3c,1e,3c,1", "", "Infs,4.2,7,801,1,,1,,,,1,1,3,3c,1e,3c,1");
+	/* IPv6: four address words, then 11 fields; one short is malformed. */
+	vol("Infs,3.0,a,801,fd,0,1,1,12,34,,,,,,,,1", "", "Infs,3.0,a,801,fd,0,1,1,12,34,,,,,,,,1");
 	/* A port or an address word that is no 32-bit hex number. */
 	vol("Infs,4.2,2,10000,1,,1,,,,1,1,3,3c,1e,3c,1", "", "Infs,4.2,2,10000,1,,1,,,,1,1,3,3c,1e,3c,1");
 	vol("Infs,4.2,2,801,x1,,1,,,,1,1,3,3c,1e,3c,1", "", "Infs,4.2,2,801,x1,,1,,,,1,1,3,3c,1e,3c,1");
@@ -307,15 +310,23 @@ test_formatting(void **state)
 	assert_string_equal(fmt_bytes(1024, b, sizeof(b)), "1.0 KiB");
 	assert_string_equal(fmt_bytes(1536, b, sizeof(b)), "1.5 KiB");
 	assert_string_equal(fmt_bytes(200ull << 20, b, sizeof(b)), "200 MiB");
+	/* What rounds to 100 units shows as 100, not 100.0; just below keeps its decimal. */
+	assert_string_equal(fmt_bytes(102374, b, sizeof(b)), "100 KiB");
+	assert_string_equal(fmt_bytes(102297, b, sizeof(b)), "99.9 KiB");
 	assert_string_equal(fmt_bytes(3ull << 30, b, sizeof(b)), "3.0 GiB");
 	assert_string_equal(fmt_bytes(UINT64_MAX, b, sizeof(b)), "16.0 EiB");
 	assert_string_equal(fmt_age(0, b, sizeof(b)), "0s");
 	assert_string_equal(fmt_age(59, b, sizeof(b)), "59s");
+	assert_string_equal(fmt_age(60, b, sizeof(b)), "1m 0s");
 	assert_string_equal(fmt_age(61, b, sizeof(b)), "1m 1s");
+	assert_string_equal(fmt_age(3600, b, sizeof(b)), "1h 0m");
+	assert_string_equal(fmt_age(86400, b, sizeof(b)), "1d 0h");
 	assert_string_equal(fmt_age(3 * 3600 + 120, b, sizeof(b)), "3h 2m");
 	assert_string_equal(fmt_age(3 * 86400 + 4 * 3600 + 59, b, sizeof(b)), "3d 4h");
 	assert_string_equal(fmt_time(0, b, sizeof(b)), "1970-01-01T00:00:00Z");
 	assert_string_equal(fmt_time(1700000000, b, sizeof(b)), "2023-11-14T22:13:20Z");
+	/* Past what a calendar date holds: the number itself, never a wrapped date. */
+	assert_string_equal(fmt_time(UINT64_MAX, b, sizeof(b)), "@18446744073709551615");
 	assert_string_equal(fmt_pct(1, 3, b, sizeof(b)), "33.3%");
 	assert_string_equal(fmt_pct(1, 0, b, sizeof(b)), "-");
 }
