@@ -832,6 +832,27 @@ test_old_kernel_limits_in_pages(void **state)
 	rig_stop(&r);
 }
 
+/*
+ * n objects on the fake filesystem, the first scan over, the kernel
+ * content and the engine at rest, then g asked; returns its id.
+ */
+static int
+goal_at_rest(struct rig *r, struct kstate *st, int n, const struct goal *g)
+{
+	unsigned delay;
+	int id;
+
+	make_tree(n);
+	fake_fs = 1;
+	rig_start(r, 0);
+	first_scan(r, st);
+	assert_int_equal(run_until_rest(r, st, &delay), ENGINE_IDLE);
+	assert_int_equal(nculls, 0);
+	id = engine_goal_add(r->e, g);
+	assert_true(id >= 0);
+	return id;
+}
+
 /* A goal asked from outside while the kernel is content: culled to the object, reported. */
 static void
 test_outside_goal_bytes(void **state)
@@ -845,14 +866,7 @@ test_outside_goal_bytes(void **state)
 	int id;
 
 	(void)state;
-	make_tree(100);
-	fake_fs = 1;
-	rig_start(&r, 0);
-	first_scan(&r, &st);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
-	assert_int_equal(nculls, 0);
-	id = engine_goal_add(r.e, &g);
-	assert_true(id >= 0);
+	id = goal_at_rest(&r, &st, 100, &g);
 	assert_int_equal(engine_goal_poll(r.e, id, &rep), 0);
 	assert_int_equal(rep.state, ENGINE_GOAL_PENDING);
 	engine_snapshot(r.e, &es);
@@ -915,16 +929,9 @@ test_goal_is_the_steps_event(void **state)
 	struct goal g = { GOAL_BYTES, 3 * OBJ_BLOCKS * 4096 };
 	char out[4096];
 	unsigned delay;
-	int id;
 
 	(void)state;
-	make_tree(40);
-	fake_fs = 1;
-	rig_start(&r, 0);
-	first_scan(&r, &st);
-	assert_int_equal(run_until_rest(&r, &st, &delay), ENGINE_IDLE);
-	id = engine_goal_add(r.e, &g);
-	assert_true(id >= 0);
+	goal_at_rest(&r, &st, 40, &g);
 	logged_step(&r, &st, out, sizeof(out));
 	assert_non_null(strstr(out, "engine: idle -> culling on goal"));
 	/* The next step is the kernel's again. */

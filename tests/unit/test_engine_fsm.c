@@ -219,19 +219,26 @@ test_all_busy_then_released(void **state)
  * (its counters are read and reset), so the back-off that follows must
  * wake for them after the retry gap, not after 30 s.
  */
+/* Culling a table of 20, 12 left, when event e comes with objects released. */
+static void
+released_in_a_pass(struct rig *r, enum efsm_event e)
+{
+	rig_init(r, 0);
+	culling(r, 20);
+	r->in.now_ms += 10;
+	r->in.left = 12;
+	r->in.released = 1;
+	ev(r, e);
+	expect(r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+}
+
 static void
 test_released_during_a_pass(void **state)
 {
 	struct rig r;
 
 	(void)state;
-	rig_init(&r, 0);
-	culling(&r, 20);
-	r.in.now_ms += 10;
-	r.in.left = 12;
-	r.in.released = 1;
-	ev(&r, EFSM_EV_KERNEL);
-	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	released_in_a_pass(&r, EFSM_EV_KERNEL);
 	r.in.now_ms += 10;
 	r.in.left = 0;
 	r.in.kept = 20;
@@ -517,13 +524,7 @@ test_goal_step_keeps_released_notice(void **state)
 	struct rig r;
 
 	(void)state;
-	rig_init(&r, 0);
-	culling(&r, 20);
-	r.in.now_ms += 10;
-	r.in.left = 12;
-	r.in.released = 1;
-	ev(&r, EFSM_EV_GOAL);
-	expect(&r, EFSM_CULLING, EFSM_ACT_CULL, EFSM_NEXT_AGAIN);
+	released_in_a_pass(&r, EFSM_EV_GOAL);
 	assert_int_equal(r.m.released, 1);
 }
 
