@@ -175,6 +175,18 @@ static const char *const daemon_nums[] = {
 	"candidates_left", "backoff_s",
 };
 
+/* A figure of the daemon's reply as text, "?" where it is missing or unreadable (not 0). */
+static const char *
+daemon_fig(const char *reply, const char *key, char buf[24])
+{
+	uint64_t v;
+
+	if (json_get_u64(reply, key, &v) < 0)
+		return "?";
+	snprintf(buf, 24, "%" PRIu64, v);
+	return buf;
+}
+
 /*
  * The tag and limits the kernel bound are the daemon's, not the file's: a
  * reload changes the file's at once and the kernel's only at the next
@@ -307,15 +319,15 @@ tool_status(struct tool_ctx *c)
 	       "unknown (the daemon refused to answer; /proc/fs/fscache/caches unreadable)" :
 	       "unknown (no daemon answers; /proc/fs/fscache/caches unreadable)");
 	if (d.answers) {
-		uint64_t goals = 0, culled = 0, cb = 0, scans = 0;
-		json_get_u64(d.reply, "goals", &goals);
-		json_get_u64(d.reply, "culled", &culled);
-		json_get_u64(d.reply, "culled_bytes", &cb);
-		json_get_u64(d.reply, "scans", &scans);
+		char g[24], s[24], n[24];
+		uint64_t cb;
+
 		escape_text(state, b3, sizeof(b3));
-		printf("%-12s %s, %" PRIu64 " goals; %" PRIu64 " scans, culled %" PRIu64
-		       " objects (%s)\n", "daemon", b3, goals, scans, culled,
-		       fmt_bytes(cb, b1, sizeof(b1)));
+		printf("%-12s %s, %s goals; %s scans, culled %s objects (%s)\n", "daemon", b3,
+		       daemon_fig(d.reply, "goals", g), daemon_fig(d.reply, "scans", s),
+		       daemon_fig(d.reply, "culled", n),
+		       json_get_u64(d.reply, "culled_bytes", &cb) == 0 ?
+		       fmt_bytes(cb, b1, sizeof(b1)) : "?");
 	} else if (d.other) {
 		escape_text(d.dir, b3, sizeof(b3));
 		printf("%-12s the one on %s serves another cache, %s\n", "daemon", sock, b3);

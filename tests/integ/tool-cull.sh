@@ -123,6 +123,16 @@ check_eq "trim refuses while a daemon answers" 1 $?
 check_grep "trim points at cull" "cachefiles-cull cull" "$TOOL_ERR"
 stop
 
+# A reply without some counters (an older or newer daemon): the text shows
+# "?" for each, not 0, as the JSON shows null.
+serve "{\"ok\":true,\"version\":\"1.0.0\",\"dir\":\"$SIM_DIR\",\"state\":\"idle\",\"goals\":1,\"culled\":-1}"
+"$TOOL" -d "$SIM_DIR" -s "$SOCK" status >"$TOOL_OUT"
+check_grep "status: a counter the daemon did not give is ?, not 0" \
+    '^daemon +idle, 1 goals; \? scans, culled \? objects \(\?\)$' "$TOOL_OUT"
+"$TOOL" -d "$SIM_DIR" -s "$SOCK" status --json >"$TOOL_OUT"
+check_grep "  ... and null in --json" '"goals":1,"uptime_s":null,"scans":null,"culled":null,"culled_bytes":null' "$TOOL_OUT"
+stop
+
 # A daemon whose directory cannot be stat'ed from here (another mount
 # namespace): not taken for this cache's, since its path differs too.
 serve '{"ok":true,"version":"1.0.0","dir":"/nonexistent/x","state":"idle","goals":0,"culled":7,"culled_bytes":8192,"scans":2}'
