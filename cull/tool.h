@@ -69,6 +69,8 @@ const char *fmt_bytes(uint64_t bytes, char *buf, size_t len);	/* "1.5 MiB" */
 const char *fmt_age(uint64_t seconds, char *buf, size_t len);	/* "3d 4h" */
 const char *fmt_time(uint64_t epoch_s, char *buf, size_t len);	/* ISO 8601, UTC */
 const char *fmt_pct(uint64_t part, uint64_t whole, char *buf, size_t len); /* "12.3%" */
+/* one when n is 1, else many: "1 object", "2 objects", "0 objects" */
+const char *plural(uint64_t n, const char *one, const char *many);
 
 /*
  * What a volume directory's name says (kernel-interface reference 5.1):

@@ -280,7 +280,8 @@ tool_cull(struct tool_ctx *c)
 		printf("goal     %s: %s\n", gd, strcmp(result, "met") == 0 ? "met" :
 		       unseen > 0 ? "not met, the daemon's scan could not look at some entries "
 		       "(see its log)" : "not met, nothing more could be culled");
-		printf("culled   %" PRIu64 " objects, %s\n", culled, fmt_bytes(bytes, b, sizeof(b)));
+		printf("culled   %" PRIu64 " %s, %s\n", culled, plural(culled, "object", "objects"),
+		       fmt_bytes(bytes, b, sizeof(b)));
 		printf("took     %.1f s\n", (double)ms / 1000.0);
 	}
 	return strcmp(result, "exhausted") == 0 ? TOOL_EXHAUSTED : TOOL_OK;

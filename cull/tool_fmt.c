@@ -75,6 +75,12 @@ fmt_pct(uint64_t part, uint64_t whole, char *buf, size_t len)
 	return buf;
 }
 
+const char *
+plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* ---- volume names ---- */
 
 #define FIELDS_MAX 32

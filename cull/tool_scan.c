@@ -62,9 +62,11 @@ progress_main(void *arg)
 			;
 		if (pr->done)
 			break;
-		fprintf(stderr, "\rscanning: %" PRIu64 " objects in %" PRIu64 " directories ",
-			__atomic_load_n(&pr->p.objects, __ATOMIC_RELAXED),
-			__atomic_load_n(&pr->p.dirs, __ATOMIC_RELAXED));
+		uint64_t o = __atomic_load_n(&pr->p.objects, __ATOMIC_RELAXED);
+		uint64_t n = __atomic_load_n(&pr->p.dirs, __ATOMIC_RELAXED);
+
+		fprintf(stderr, "\rscanning: %" PRIu64 " %s in %" PRIu64 " %s ", o,
+			plural(o, "object", "objects"), n, plural(n, "directory", "directories"));
 		pr->shown = 1;
 		wait = PROGRESS_EVERY_MS;
 	}
@@ -107,14 +109,21 @@ tool_scan(struct tool_ctx *c, size_t max_candidates, const struct cand_key *afte
 
 		fprintf(stderr, "cachefiles-cull: %s/cache: scan: %s\n",
 			escaped(c->dir, e, sizeof(e)), strerror(errno));
-	} else if (scan_stats(r)->errors > 0)
-		fprintf(stderr, "cachefiles-cull: %" PRIu64 " entries could not be read; "
-			"figures are short by them\n", scan_stats(r)->errors);
-	if (r != NULL && scan_stats(r)->too_deep + scan_stats(r)->unsendable > 0)
-		fprintf(stderr, "cachefiles-cull: %" PRIu64 " entries were not looked at "
+	} else if (scan_stats(r)->errors > 0) {
+		uint64_t n = scan_stats(r)->errors;
+
+		fprintf(stderr, "cachefiles-cull: %" PRIu64 " %s could not be read; "
+			"figures are short by %s\n", n, plural(n, "entry", "entries"),
+			plural(n, "it", "them"));
+	}
+	if (r != NULL && scan_stats(r)->too_deep + scan_stats(r)->unsendable > 0) {
+		uint64_t n = scan_stats(r)->too_deep + scan_stats(r)->unsendable;
+
+		fprintf(stderr, "cachefiles-cull: %" PRIu64 " %s not looked at "
 			"(deeper than the scan goes, or a name no cull command can carry); "
-			"figures are short by them\n",
-			scan_stats(r)->too_deep + scan_stats(r)->unsendable);
+			"figures are short by %s\n", n,
+			plural(n, "entry was", "entries were"), plural(n, "it", "them"));
+	}
 	return r;
 }
 
@@ -175,15 +184,20 @@ static const char *const daemon_nums[] = {
 	"candidates_left", "backoff_s",
 };
 
-/* A figure of the daemon's reply as text, "?" where it is missing or unreadable (not 0). */
+/*
+ * A count from the daemon's reply and its noun, "3 scans"; "? scans" where
+ * the figure is missing or unreadable (not 0).  buf: 40 bytes.
+ */
 static const char *
-daemon_fig(const char *reply, const char *key, char buf[24])
+daemon_fig(const char *reply, const char *key, const char *one, const char *many,
+	   char buf[40])
 {
 	uint64_t v;
 
 	if (json_get_u64(reply, key, &v) < 0)
-		return "?";
-	snprintf(buf, 24, "%" PRIu64, v);
+		snprintf(buf, 40, "? %s", many);
+	else
+		snprintf(buf, 40, "%" PRIu64 " %s", v, plural(v, one, many));
 	return buf;
 }
 
@@ -319,13 +333,14 @@ tool_status(struct tool_ctx *c)
 	       "unknown (the daemon refused to answer; /proc/fs/fscache/caches unreadable)" :
 	       "unknown (no daemon answers; /proc/fs/fscache/caches unreadable)");
 	if (d.answers) {
-		char g[24], s[24], n[24];
+		char g[40], s[40], n[40];
 		uint64_t cb;
 
 		escape_text(state, b3, sizeof(b3));
-		printf("%-12s %s, %s goals; %s scans, culled %s objects (%s)\n", "daemon", b3,
-		       daemon_fig(d.reply, "goals", g), daemon_fig(d.reply, "scans", s),
-		       daemon_fig(d.reply, "culled", n),
+		printf("%-12s %s, %s; %s, culled %s (%s)\n", "daemon", b3,
+		       daemon_fig(d.reply, "goals", "goal", "goals", g),
+		       daemon_fig(d.reply, "scans", "scan", "scans", s),
+		       daemon_fig(d.reply, "culled", "object", "objects", n),
 		       json_get_u64(d.reply, "culled_bytes", &cb) == 0 ?
 		       fmt_bytes(cb, b1, sizeof(b1)) : "?");
 	} else if (d.other) {
@@ -347,10 +362,12 @@ tool_status(struct tool_ctx *c)
 	       fmt_pct(f.ffree, f.files, b1, sizeof(b1)), c->cfg.limit[LIM_FRUN],
 	       c->cfg.limit[LIM_FCULL], c->cfg.limit[LIM_FSTOP],
 	       zone(f.ffree, f.files, &c->cfg.limit[LIM_FRUN]));
-	printf("%-12s %" PRIu64 " (%s) in %zu volumes", "objects", st->objects,
-	       fmt_bytes(st->bytes, b1, sizeof(b1)), scan_nvols(r));
+	printf("%-12s %" PRIu64 " (%s) in %zu %s", "objects", st->objects,
+	       fmt_bytes(st->bytes, b1, sizeof(b1)), scan_nvols(r),
+	       plural(scan_nvols(r), "volume", "volumes"));
 	if (st->unknown)
-		printf("; %" PRIu64 " other entries left alone", st->unknown);
+		printf("; %" PRIu64 " other %s left alone", st->unknown,
+		       plural(st->unknown, "entry", "entries"));
 	printf("\n");
 	if (st->objects) {
 		uint64_t o = st->oldest_ns / 1000000000u, n = st->newest_ns / 1000000000u;
@@ -360,8 +377,9 @@ tool_status(struct tool_ctx *c)
 		       fmt_age(now > n ? now - n : 0, b2, sizeof(b2)));
 	}
 	if (have_cookies)
-		printf("%-12s %s (%" PRIu64 " cookies, %" PRIu64 " volumes in FS-Cache)\n",
-		       "in use", cookies ? "yes" : "no", cookies, vols);
+		printf("%-12s %s (%" PRIu64 " %s, %" PRIu64 " %s in FS-Cache)\n",
+		       "in use", cookies ? "yes" : "no", cookies, plural(cookies, "cookie", "cookies"),
+		       vols, plural(vols, "volume", "volumes"));
 	else
 		printf("%-12s unknown (/proc/fs/fscache/stats unreadable)\n", "in use");
 	scan_free(r);
@@ -516,9 +534,10 @@ report_table(const struct tool_ctx *c, const struct scan_stats *st, size_t nvols
 	char b1[TOOL_FMT_MAX], b2[TOOL_FMT_MAX], b3[16], med[32];
 	size_t v;
 
-	printf("cache %s: %" PRIu64 " objects, %s, %zu volumes\n\n",
+	printf("cache %s: %" PRIu64 " %s, %s, %zu %s\n\n",
 	       escaped(c->dir, name, sizeof(name)), st->objects,
-	       fmt_bytes(st->bytes, b1, sizeof(b1)), nvols);
+	       plural(st->objects, "object", "objects"),
+	       fmt_bytes(st->bytes, b1, sizeof(b1)), nvols, plural(nvols, "volume", "volumes"));
 	printf("%10s %10s %6s  %-20s %-10s  %s\n", "objects", "bytes", "share",
 	       "oldest access", "median age", "volume");
 	for (v = 0; v < n; v++) {

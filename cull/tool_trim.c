@@ -391,8 +391,9 @@ summary(struct trim *t, const char *gd, int r, double seconds)
 		fputc('\n', stdout);
 		return;
 	}
-	printf("%s %" PRIu64 " objects (%s) in %.1f s; goal %s %s\n",
+	printf("%s %" PRIu64 " %s (%s) in %.1f s; goal %s %s\n",
 	       o->dry_run ? "would remove" : "removed", t->removed,
+	       plural(t->removed, "object", "objects"),
 	       fmt_bytes(t->bytes, b, sizeof(b)), seconds, gd,
 	       r == 1 ? (o->dry_run ? "would be met" : "met") : not_met_why(t, r));
 }

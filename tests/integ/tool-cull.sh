@@ -128,7 +128,7 @@ stop
 serve "{\"ok\":true,\"version\":\"1.0.0\",\"dir\":\"$SIM_DIR\",\"state\":\"idle\",\"goals\":1,\"culled\":-1}"
 "$TOOL" -d "$SIM_DIR" -s "$SOCK" status >"$TOOL_OUT"
 check_grep "status: a counter the daemon did not give is ?, not 0" \
-    '^daemon +idle, 1 goals; \? scans, culled \? objects \(\?\)$' "$TOOL_OUT"
+    '^daemon +idle, 1 goal; \? scans, culled \? objects \(\?\)$' "$TOOL_OUT"
 "$TOOL" -d "$SIM_DIR" -s "$SOCK" status --json >"$TOOL_OUT"
 check_grep "  ... and null in --json" '"goals":1,"uptime_s":null,"scans":null,"culled":null,"culled_bytes":null' "$TOOL_OUT"
 stop

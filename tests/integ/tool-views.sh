@@ -18,6 +18,8 @@ before=$(tree_sums)
 check "status exits 0" tool status
 check_grep "status names the directory" "^cache +$SIM_DIR " "$TOOL_OUT"
 check_grep "status counts the objects" '^objects +50 \(' "$TOOL_OUT"
+check_grep "  ... their volumes and the foreign entry, each noun in its number" \
+    '^objects +50 \(.*\) in 2 volumes; 1 other entry left alone$' "$TOOL_OUT"
 check_grep "status shows the block limits" 'brun 7%  bcull 5%  bstop 1%' "$TOOL_OUT"
 check_grep "status says no daemon answers" '^daemon +not answering' "$TOOL_OUT"
 check "status --json exits 0" tool status --json
