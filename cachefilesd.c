@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,8 @@ main(int argc, char **argv)
 
 	if (options_parse(&opt, argc, argv, stderr) < 0)
 		return EXIT_CONFIG;
+	/* A closed pipe on -t, -h or -v is an output error (status 1), not a kill. */
+	signal(SIGPIPE, SIG_IGN);
 	switch (opt.action) {
 	case OPT_HELP:
 		options_usage(stdout);

@@ -146,6 +146,17 @@ for a in -v --help "-t -f $C"; do
 	check_eq "$a with standard output full: status 1" 1 $?
 	check_grep "  ... and says so" 'standard output: No space left' "$T/err"
 done
+# A reader that has gone (cachefilesd -h | head -1 after head ended): an
+# output error too, status 1, not death by SIGPIPE (141), whatever
+# disposition the caller left SIGPIPE in.
+for a in -v --help "-t -f $C"; do
+	# shellcheck disable=SC2086
+	(sleep 0.2; env --default-signal=PIPE "$CFD" $a 2>"$T/err"; echo $? >"$T/rc") | true
+	wait_for 5 test -s "$T/rc"
+	check_eq "$a with the reader gone: status 1" 1 "$(cat "$T/rc")"
+	check_grep "  ... and says so" 'standard output: Broken pipe' "$T/err"
+	rm -f "$T/rc"
+done
 cmd "unknown option exits 2" 2 -x
 check_grep "  ... names it" '\-x' "$T/err"
 cmd "-f without its argument exits 2" 2 -f
