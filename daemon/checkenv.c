@@ -18,6 +18,14 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+/*
+ * Debian's libattr header defines ENOATTR; Fedora's attr/xattr.h is a link
+ * to glibc's sys/xattr.h, which does not.  The kernel's errno is ENODATA.
+ */
+#ifndef ENOATTR
+#define ENOATTR ENODATA
+#endif
+
 /* Set and removed again on DIR itself; the kernel never looks at it. */
 #define PROBE_XATTR "user.cachefilesd.probe"
 

@@ -27,4 +27,25 @@ check_grep "the RPM keeps an edited configuration" \
 check_grep "the RPM has the SELinux subpackage" '^%package +selinux$' "$P/rpm/cachefilesd.spec"
 check_grep "the init script keeps 0.10.10's name and has LSB headers" \
     '^# Provides: +cachefilesd$' "$P/debian/cachefilesd.init"
+# Fedora's libattr ships attr/xattr.h as a link to glibc's sys/xattr.h,
+# which lacks ENOATTR: every source that includes it compiles there too.
+sysx=$(printf '#include <sys/xattr.h>\n' | cc -E -M -x c - 2>/dev/null | tr ' \\' '\n\n' |
+    grep '/sys/xattr\.h$' | head -1)
+if [ -n "$sysx" ]; then
+	T=$(mktemp -d)
+	mkdir "$T/attr"
+	ln -s "$sysx" "$T/attr/xattr.h"
+	for f in $(grep -l '<attr/xattr\.h>' "$TOP"/daemon/*.c "$TOP"/cull/*.c "$TOP"/lib/*.c \
+	    "$TOP"/kernel/*.c "$TOP"/cachefilesd.c); do
+		if cc -D_GNU_SOURCE -I"$T" -I"$TOP" -Wall -Wextra -Werror -c "$f" -o "$T/x.o" 2>"$T/err"; then
+			ok "compiles with Fedora's attr/xattr.h: ${f#"$TOP"/}"
+		else
+			not_ok "compiles with Fedora's attr/xattr.h: ${f#"$TOP"/}"
+			sed 's/^/#   /' "$T/err" | head -5
+		fi
+	done
+	rm -rf "$T"
+else
+	skip "compiles with Fedora's attr/xattr.h" "no C compiler, or it finds no sys/xattr.h"
+fi
 tap_done
