@@ -190,6 +190,7 @@ else
 	rm -rf "$out"
 fi
 check_grep "the installed binary is labelled" '^/usr/sbin/cachefilesd[[:space:]]+--[[:space:]].*cachefilesd_exec_t' selinux/cachefilesd.fc
+check_grep "  ... also where sbin is merged into bin (Fedora 42 on)" '^/usr/bin/cachefilesd[[:space:]]+--[[:space:]].*cachefilesd_exec_t' selinux/cachefilesd.fc
 check_grep "the default cache directory is labelled" '^/var/cache/fscache\(/\.\*\)\?.*cachefilesd_cache_t' selinux/cachefilesd.fc
 check_grep "the shipped cache directory matches the config" '^/var/cache/fscache' selinux/cachefilesd.fc
 grep -q '^dir /var/cache/fscache$' config/cachefilesd.conf 2>/dev/null &&
