@@ -71,9 +71,14 @@ exec_modprobe(int fd)
 	struct exec_failure f = { -1, ENOENT };
 	sigset_t none;
 
-	/* The daemon holds some signals until its loop runs; modprobe must not. */
+	/*
+	 * The daemon holds some signals until its loop runs, and ignores
+	 * SIGPIPE; an ignored signal stays ignored across execve, and modprobe
+	 * (and the install commands it runs) must get neither.
+	 */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
 	/* Fixed places and a fixed PATH: never whatever the caller's PATH finds first. */
 	for (size_t i = 0; i < ARRAY_SIZE(modprobe_paths); i++) {
 		execve(modprobe_paths[i], argv, modprobe_env);
