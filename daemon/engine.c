@@ -189,6 +189,9 @@ struct engine {
 	uint64_t refused_quiet;
 	int refused_err;		/* the last one counted */
 	struct scan_stats last;
+	/* Per volume, from the last finished scan (a partial table has none). */
+	struct engine_vol *vols;
+	size_t nvols;
 	struct victims_stats vgone;	/* from tables already freed */
 };
 
@@ -910,6 +913,27 @@ drop_gone(struct engine *e)
 	return n - k;
 }
 
+/*
+ * The finished scan's volumes, copied: the table goes when a partial one
+ * of the next scan is taken (take_partial), and a partial table has none.
+ */
+static void
+keep_volumes(struct engine *e)
+{
+	size_t i, n = scan_nvols(e->cur);
+
+	e->vols = xreallocarray(e->vols, n ? n : 1, sizeof(*e->vols));
+	for (i = 0; i < n; i++) {
+		const struct scan_vol *sv = scan_vol(e->cur, i);
+
+		if (scan_dir_path(e->cur, sv->dir, e->vols[i].name, sizeof(e->vols[i].name)) < 0)
+			snprintf(e->vols[i].name, sizeof(e->vols[i].name), "?");
+		e->vols[i].objects = sv->objects;
+		e->vols[i].bytes = sv->bytes;
+	}
+	e->nvols = n;
+}
+
 /* Make the finished scan's table the current one; 0, or -1 when the scan failed. */
 static int
 take_table(struct engine *e)
@@ -957,6 +981,7 @@ take_table(struct engine *e)
 	e->mean_bytes = ss->objects ? ss->bytes / ss->objects : 0;
 	e->scans++;
 	e->last = *ss;
+	keep_volumes(e);
 	log_scan(e, e->cur);
 	return 0;
 }
@@ -1646,17 +1671,9 @@ engine_snapshot(const struct engine *e, struct engine_snap *s)
 size_t
 engine_volumes(const struct engine *e, struct engine_vol *v, size_t max)
 {
-	size_t i, n = e->cur != NULL ? scan_nvols(e->cur) : 0;
-
-	for (i = 0; i < n && i < max; i++) {
-		const struct scan_vol *sv = scan_vol(e->cur, i);
-
-		if (scan_dir_path(e->cur, sv->dir, v[i].name, sizeof(v[i].name)) < 0)
-			snprintf(v[i].name, sizeof(v[i].name), "?");
-		v[i].objects = sv->objects;
-		v[i].bytes = sv->bytes;
-	}
-	return n;
+	if (e->nvols > 0)
+		memcpy(v, e->vols, (e->nvols < max ? e->nvols : max) * sizeof(*v));
+	return e->nvols;
 }
 
 void
@@ -1678,5 +1695,6 @@ engine_free(struct engine *e)
 	pthread_mutex_destroy(&e->early.lock);
 	close(e->evfd);
 	free(e->gone);
+	free(e->vols);
 	free(e);
 }
