@@ -110,7 +110,8 @@ metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
 	       size_t nvol)
 {
 	const struct engine_snap *e = &s->eng;
-	char tag[3 * CFG_TAG_MAX], dir[3 * PATH_MAX], v[3 * ENGINE_VOL_NAME_MAX];
+	char tag[METRICS_LABEL_SIZE(CFG_TAG_MAX)], dir[METRICS_LABEL_SIZE(PATH_MAX)];
+	char v[METRICS_LABEL_SIZE(ENGINE_VOL_NAME_MAX)];
 	size_t i;
 	int k;
 

@@ -24,6 +24,12 @@
  * Always NUL-terminated; never cuts an escape.  Returns out.
  */
 const char *metrics_label(const char *in, char *out, size_t size);
+/*
+ * A buffer that holds the label of any string of n bytes whole: a byte
+ * becomes at most 5 characters (\\xHH in the file).  A shorter one cuts the
+ * value, and two names that differ only past the cut give one series.
+ */
+#define METRICS_LABEL_SIZE(n) (5 * (size_t)(n) + 1)
 
 /* Every metric, for the snapshot s and nvol volumes. */
 void metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,

@@ -177,6 +177,30 @@ test_no_volumes_no_volume_metrics(void **state)
 	free(text);
 }
 
+/* Two volumes whose names differ only at the end stay two series, however escaped. */
+static void
+test_long_labels_stay_apart(void **state)
+{
+	static struct engine_vol vols[2];
+	struct status s;
+	char *text, *a, *b;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.dir = "/c";
+	s.tag = "t";
+	memset(vols[0].name, '\\', ENGINE_VOL_NAME_MAX - 2);
+	memset(vols[1].name, '\x01', ENGINE_VOL_NAME_MAX - 2);
+	memcpy(vols[1].name + ENGINE_VOL_NAME_MAX - 2, "b", 2);
+	vols[0].name[ENGINE_VOL_NAME_MAX - 2] = 'a';
+	text = format(&s, vols, 2);
+	a = strstr(text, "\\\\\\\\a\"} ");
+	b = strstr(text, "\\\\x01b\"} ");
+	assert_non_null(a);
+	assert_non_null(b);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -184,6 +208,7 @@ main(void)
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_names_and_values),
 		cmocka_unit_test(test_no_volumes_no_volume_metrics),
+		cmocka_unit_test(test_long_labels_stay_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
