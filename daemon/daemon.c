@@ -393,6 +393,7 @@ account_final(struct daemon *d)
 		return;
 	d->accounted = 1;
 	fill_status(d, &s);
+	s.ending = 1;
 	if (d->eng != NULL && (d->ep_active || s.eng.culled != d->ep_culled ||
 	    s.eng.busy != d->ep_busy))
 		log_episode(d, &s.eng, "; cut short");

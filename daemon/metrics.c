@@ -119,6 +119,13 @@ metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
 	fprintf(f, "cachefilesd_info{version=\"%s\",tag=\"%s\",dir=\"%s\"} 1\n", VERSION,
 		metrics_label(s->tag[0] ? s->tag : "CacheFiles", tag, sizeof(tag)),
 		metrics_label(s->dir, dir, sizeof(dir)));
+	/*
+	 * An idle daemon leaves the file alone, so its age cannot tell a
+	 * stopped daemon from an idle one; the last write can.
+	 */
+	one(f, "cachefilesd_up", "gauge",
+	    "1 while the daemon runs; 0 in its last write, as it stops or its cache dies.",
+	    (uint64_t)!s->ending);
 	one(f, "cachefilesd_start_time_seconds", "gauge",
 	    "When the daemon started, in seconds since the epoch.", s->start_s);
 	one(f, "cachefilesd_fs_size_bytes", "gauge",
@@ -153,7 +160,8 @@ metrics_format(FILE *f, const struct status *s, const struct engine_vol *vols,
 	one(f, "cachefilesd_culled_bytes_total", "counter",
 	    "Space allocated to the objects culled since the daemon started.", e->culled_bytes);
 	one(f, "cachefilesd_busy_skips_total", "counter",
-	    "Cull attempts skipped because the object was in use.", e->busy);
+	    "Cull attempts that left the object in place: in use, the kernel short of "
+	    "memory, or its directory not entered.", e->busy);
 	one(f, "cachefilesd_vanished_total", "counter",
 	    "Candidates that were gone when their turn came.", e->vanished);
 	one(f, "cachefilesd_scans_total", "counter", "Finished scans of the cache.", e->scans);

@@ -24,6 +24,7 @@ struct status {
 	unsigned limit_pct[LIM_COUNT];	/* as configured, in percent */
 	struct fsfree fs;		/* the cache filesystem now */
 	struct engine_snap eng;		/* valid when culling_enabled */
+	int ending;			/* the daemon's last snapshot: it is stopping or dead */
 };
 
 /* The one-line summary systemd shows as StatusText=. */

@@ -27,6 +27,7 @@ check_eq "objects of a volume with a quote in its name" 10 \
 	"$(metric 'cachefilesd_volume_objects{volume="Iv\\"2"}')"
 check_eq "the oldest atime" $((now - 86400)) "$(metric cachefilesd_oldest_atime_seconds)"
 check_eq "nothing culled yet" 0 "$(metric cachefilesd_culled_objects_total)"
+check_eq "the daemon up" 1 "$(metric cachefilesd_up)"
 PROMTOOL=${PROMTOOL:-promtool}
 command -v "$PROMTOOL" >/dev/null 2>&1 || PROMTOOL=$TOP/build/tools/promtool
 if command -v "$PROMTOOL" >/dev/null 2>&1; then

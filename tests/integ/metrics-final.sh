@@ -42,6 +42,7 @@ check_eq "  ... before the last line" "Daemon Terminated (signal 15)" \
 	"$(grep -v '^$' "$DAEMON_LOG" | tail -1 | sed 's/^cachefilesd: //')"
 check_eq "the metrics file counts every cull" "$culls" "$(_metric cachefilesd_culled_objects_total)"
 check_eq "  ... and the kernel still asking" 1 "$(_metric cachefilesd_kernel_cull)"
+check_eq "  ... and the daemon down" 0 "$(_metric cachefilesd_up)"
 
 # 3: the cache dies while culling.
 : >"$DAEMON_LOG"
@@ -58,6 +59,7 @@ check_grep "the episode the death cut short has its line" \
 	"culled $culls objects, .*; cut short" "$DAEMON_LOG"
 check_eq "the metrics file counts its culls" "$culls" "$(_metric cachefilesd_culled_objects_total)"
 check_eq "  ... and says dead" 1 "$(_metric 'cachefilesd_state{state="dead"}')"
+check_eq "  ... and the daemon down" 0 "$(_metric cachefilesd_up)"
 
 # 4: culling disabled; the kernel asks, then stops asking.
 sim_stop

@@ -127,6 +127,7 @@ test_names_and_values(void **state)
 	assert_int_equal(atoi(sample(text, "cachefilesd_busy_skips_total")), 2);
 	assert_int_equal(atoi(sample(text, "cachefilesd_fs_avail_bytes")), 40960);
 	assert_int_equal(atoi(sample(text, "cachefilesd_start_time_seconds")), 1699999990);
+	assert_int_equal(strncmp(sample(text, "cachefilesd_up"), "1\n", 2), 0);
 	assert_int_equal(strncmp(sample(text, "cachefilesd_scan_duration_seconds"), "1.500\n", 6), 0);
 	assert_int_equal(atoll(sample(text, "cachefilesd_oldest_atime_seconds")), 1600000000LL);
 	assert_int_equal(atoi(sample(text, "cachefilesd_state{state=\"culling\"}")), 1);
