@@ -70,10 +70,10 @@ main(int argc, char **argv)
 	struct config cfg;
 	int errors;
 
+	/* A closed pipe is an output error (usage 2; -t, -h, -v 1), not a kill. */
+	signal(SIGPIPE, SIG_IGN);
 	if (options_parse(&opt, argc, argv, stderr) < 0)
 		return EXIT_CONFIG;
-	/* A closed pipe on -t, -h or -v is an output error (status 1), not a kill. */
-	signal(SIGPIPE, SIG_IGN);
 	switch (opt.action) {
 	case OPT_HELP:
 		options_usage(stdout);

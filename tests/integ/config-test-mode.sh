@@ -157,6 +157,11 @@ for a in -v --help "-t -f $C"; do
 	check_grep "  ... and says so" 'standard output: Broken pipe' "$T/err"
 	rm -f "$T/rc"
 done
+# The same for a usage error, whose message goes to standard error: 2.
+(sleep 0.2; env --default-signal=PIPE "$CFD" -x 2>&1; echo $? >"$T/rc") | true
+wait_for 5 test -s "$T/rc"
+check_eq "a usage error with the reader gone: status 2" 2 "$(cat "$T/rc")"
+rm -f "$T/rc"
 cmd "unknown option exits 2" 2 -x
 check_grep "  ... names it" '\-x' "$T/err"
 cmd "-f without its argument exits 2" 2 -f
