@@ -305,7 +305,10 @@ tool_status(struct tool_ctx *c)
 		jw_u64(&w, "scan_ms", st->ms);
 		if (d.answers) {
 			jw_obj_begin(&w, "daemon");
-			jw_str(&w, "state", state);
+			if (state[0] != '\0')
+				jw_str(&w, "state", state);
+			else
+				jw_null(&w, "state");	/* missing from the reply */
 			for (i = 0; i < ARRAY_SIZE(daemon_nums); i++) {
 				uint64_t v;
 				if (json_get_u64(d.reply, daemon_nums[i], &v) == 0)
@@ -336,7 +339,7 @@ tool_status(struct tool_ctx *c)
 		char g[40], s[40], n[40];
 		uint64_t cb;
 
-		escape_text(state, b3, sizeof(b3));
+		escape_text(state[0] != '\0' ? state : "?", b3, sizeof(b3));
 		printf("%-12s %s, %s; %s, culled %s (%s)\n", "daemon", b3,
 		       daemon_fig(d.reply, "goals", "goal", "goals", g),
 		       daemon_fig(d.reply, "scans", "scan", "scans", s),
