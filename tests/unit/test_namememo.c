@@ -3,8 +3,9 @@
  * test_namememo.c: the name memo keeps the first name given for each
  * (directory, inode), tells the same inode number in two directories
  * apart, never hands out a name that does not fit, stays within
- * NAMEMEMO_MAX objects and NAMEMEMO_BYTES of names, and takes names from
- * several threads at once.
+ * NAMEMEMO_MAX objects and NAMEMEMO_BYTES of names, finds keys whose
+ * probe runs past the table's last slot, and takes names from several
+ * threads at once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +126,69 @@ test_bytes_exactly(void **state)
 	namememo_free(m);
 }
 
+/*
+ * The home slot of a key, as namememo.c computes it (white box: the keys
+ * below must collide at the table's last slot for the probe to wrap).
+ */
+static size_t
+home_of(uint32_t dir, uint64_t ino)
+{
+	uint64_t h = (ino ^ ((uint64_t)dir << 40) ^ dir) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (2 * NAMEMEMO_MAX - 1);
+}
+
+/* The n-th inode number from 'from' on whose key (dir, ino) homes at slot. */
+static uint64_t
+ino_homed_at(uint32_t dir, size_t slot, uint64_t from)
+{
+	uint64_t ino;
+
+	for (ino = from;; ino++)
+		if (home_of(dir, ino) == slot)
+			return ino;
+}
+
+/*
+ * Three keys homed at the last slot take it and then slots 0 and 1; a key
+ * homed at slot 0 then probes past both wrapped ones.  Each is found under
+ * its own name, and one never added is not (its probe crosses the end too).
+ * Under ASan a probe that ran off the end would be a heap overflow.
+ */
+static void
+test_probe_wraps(void **state)
+{
+	const size_t last = 2 * NAMEMEMO_MAX - 1;
+	struct namememo *m = namememo_new();
+	uint64_t ino[5];
+	char name[32], buf[32];
+	int i;
+
+	(void)state;
+	ino[0] = ino_homed_at(3, last, 1);
+	ino[1] = ino_homed_at(3, last, ino[0] + 1);
+	ino[2] = ino_homed_at(3, last, ino[1] + 1);
+	ino[3] = ino_homed_at(3, 0, 1);
+	ino[4] = ino_homed_at(3, last, ino[2] + 1);	/* never added */
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "Dwrap%d", i);
+		namememo_add(m, 3, ino[i], name);
+	}
+	assert_int_equal(namememo_count(m), 4);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "Dwrap%d", i);
+		assert_int_equal(namememo_get(m, 3, ino[i], buf, sizeof(buf)), 1);
+		assert_string_equal(buf, name);
+	}
+	assert_int_equal(namememo_get(m, 3, ino[4], buf, sizeof(buf)), 0);
+	/* The first name stays for a wrapped key too. */
+	namememo_add(m, 3, ino[2], "Dother");
+	assert_int_equal(namememo_get(m, 3, ino[2], buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "Dwrap2");
+	assert_int_equal(namememo_count(m), 4);
+	namememo_free(m);
+}
+
 struct adder {
 	struct namememo *m;
 	uint32_t dir;
@@ -183,6 +247,7 @@ main(void)
 		cmocka_unit_test(test_bounded_objects),
 		cmocka_unit_test(test_bounded_bytes),
 		cmocka_unit_test(test_bytes_exactly),
+		cmocka_unit_test(test_probe_wraps),
 		cmocka_unit_test(test_threads),
 	};
 
