@@ -48,4 +48,41 @@ if [ -n "$sysx" ]; then
 else
 	skip "compiles with Fedora's attr/xattr.h" "no C compiler, or it finds no sys/xattr.h"
 fi
+# The init script's LSB header as insserv (update-rc.d on a sysvinit
+# system) orders it beside Debian's own: mountnfs in rcS, a syslog daemon
+# (rsyslog from orphan-sysvinit-scripts, syslog-ng) that needs $remote_fs.
+# A loop makes insserv, so "update-rc.d cachefilesd defaults" and the
+# postinst, fail.  Stubs with the real headers; INSSERV names the binary.
+check_no_grep "the init script does not start before mountnfs (rcS; a loop through \$syslog)" \
+    '^# X-Start-Before:.*(mountnfs|\$remote_fs)' "$P/debian/cachefilesd.init"
+ins=${INSSERV:-}
+[ -n "$ins" ] || for f in /usr/lib/insserv/insserv /sbin/insserv /usr/sbin/insserv; do
+	[ -x "$f" ] && { ins=$f; break; }
+done
+if [ -n "$ins" ] && [ -x "$ins" ]; then
+	T=$(mktemp -d)
+	mkdir -p "$T/init.d" "$T/ov" "$T/dep" "$T/rc0.d" "$T/rc1.d" "$T/rc2.d" "$T/rc3.d" \
+	    "$T/rc4.d" "$T/rc5.d" "$T/rc6.d" "$T/rcS.d"
+	stub() {	# NAME PROVIDES START STOP REQUIRED-START
+		printf '#!/bin/sh\n### BEGIN INIT INFO\n# Provides: %s\n# Required-Start: %s\n# Required-Stop:\n# Default-Start: %s\n# Default-Stop: %s\n### END INIT INFO\n' \
+		    "$2" "$5" "$3" "$4" >"$T/init.d/$1"
+		chmod 755 "$T/init.d/$1"
+	}
+	stub mountall.sh mountall S "" ""
+	stub mountnfs.sh mountnfs S "" '$local_fs'
+	stub rsyslog rsyslog "2 3 4 5" "0 1 6" '$remote_fs'
+	printf '%s\n' '$local_fs +mountall' '$remote_fs $local_fs +mountnfs' '$syslog +rsyslog' >"$T/insserv.conf"
+	cp "$P/debian/cachefilesd.init" "$T/init.d/cachefilesd"
+	chmod 755 "$T/init.d/cachefilesd"
+	ins_run() { (cd "$T/init.d" && "$ins" -p "$T/init.d" -c "$T/insserv.conf" -o "$T/ov" -i "$T/dep" "$@") >"$T/out" 2>&1; }
+	ins_run mountall.sh mountnfs.sh rsyslog
+	ins_run cachefilesd
+	r=$?
+	check_eq "insserv accepts the init script beside mountnfs and a syslog daemon" 0 "$r"
+	[ "$r" = 0 ] || sed 's/^/#   /' "$T/out" | head -8
+	check "  ... and starts it in runlevel 2" sh -c "ls '$T/rc2.d' | grep -q '^S[0-9][0-9]cachefilesd\$'"
+	rm -rf "$T"
+else
+	skip "insserv accepts the init script beside mountnfs and a syslog daemon" "no insserv (INSSERV= names one)"
+fi
 tap_done
