@@ -48,6 +48,13 @@ if [ -n "$sysx" ]; then
 else
 	skip "compiles with Fedora's attr/xattr.h" "no C compiler, or it finds no sys/xattr.h"
 fi
+# NEWS.Debian: paragraphs, not a changelog's bullets (Developer's
+# Reference 6.3.4; lintian's debian-news-entry-uses-asterisk looks at the
+# latest entry).
+T=$(mktemp)
+sed -n '3,/^ -- /p' "$P/debian/cachefilesd.NEWS" >"$T"
+check_no_grep "the latest NEWS.Debian entry has no bulleted list" '^ +\* ' "$T"
+rm -f "$T"
 # The init script's LSB header as insserv (update-rc.d on a sysvinit
 # system) orders it beside Debian's own: mountnfs in rcS, a syslog daemon
 # (rsyslog from orphan-sysvinit-scripts, syslog-ng) that needs $remote_fs.
