@@ -63,6 +63,22 @@ run status
 check_eq "status of a stopped daemon: 3" 3 $?
 run reload
 check_eq "reload of a stopped daemon: 7" 7 $?
+run force-reload
+check_eq "force-reload of a stopped daemon: 0" 0 $?
+run stop
+check_eq "stop of a stopped daemon: 0" 0 $?
+sh -c 'exit 0' & dead=$!
+wait "$dead"
+echo "$dead" >"$P"
+run status
+check_eq "status with a stale pidfile: 1" 1 $?
+rm -f "$P"
+# Removed but not purged: start and stop do nothing, status is not "running".
+sed "s|^DAEMON=.*|DAEMON=$SIM_TMP/removed|" "$S" >"$S.removed"
+sh "$S.removed" start >"$SIM_TMP/out" 2>&1
+check_eq "the binary removed: start does nothing, status 0" 0 $?
+sh "$S.removed" status >"$SIM_TMP/out" 2>&1
+check_eq "the binary removed: status says not running (3), not 0" 3 $?
 run bogus
 check_eq "an unknown action: usage, status 3" 3 $?
 tap_done
