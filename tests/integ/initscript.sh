@@ -3,7 +3,8 @@
 # The Debian package's init script (packaging/debian/cachefilesd.init), for
 # systems without systemd, driving the test daemon against the simulator:
 # start writes the pidfile and binds, status, reload (refused for a broken
-# configuration), stop, and RUN= from a 0.10.10 /etc/default file.
+# configuration), stop and force-stop, and RUN= from a 0.10.10
+# /etc/default file.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/integ/lib-sim.sh"
 
@@ -61,6 +62,16 @@ check "  ... the daemon is gone" wait_for 5 proc_gone "$pid"
 check "  ... the pidfile is removed" test ! -e "$P"
 run status
 check_eq "status of a stopped daemon: 3" 3 $?
+# force-stop, as 0.10.10's script offered it.
+run start
+pid=$(cat "$P" 2>/dev/null)
+SIM_EXTRA_PIDS=$pid
+sim_wait_bound 5 >/dev/null
+run force-stop
+check_eq "force-stop: status 0" 0 $?
+check "  ... the daemon is gone" wait_for 5 proc_gone "$pid"
+run force-stop
+check_eq "force-stop of a stopped daemon: 0" 0 $?
 run reload
 check_eq "reload of a stopped daemon: 7" 7 $?
 run force-reload
