@@ -55,6 +55,18 @@ T=$(mktemp)
 sed -n '3,/^ -- /p' "$P/debian/cachefilesd.NEWS" >"$T"
 check_no_grep "the latest NEWS.Debian entry has no bulleted list" '^ +\* ' "$T"
 rm -f "$T"
+# Without systemd, debhelper's invoke-rc.d snippets call init_failed
+# (debian/rules), which the postinst (a warning) and the prerm (exit 1)
+# define before #DEBHELPER#: without the option a failed start ends the
+# postinst, without a definition the call itself fails.  The system layer
+# checks the scripts of the built package too.
+check_grep "debian/rules: dh_installinit --error-handler=init_failed" \
+    '^[[:space:]]dh_installinit .*--error-handler=init_failed' "$P/debian/rules"
+for s in postinst prerm; do
+	check "  ... the $s defines init_failed before #DEBHELPER#" \
+	    awk '/^init_failed\(\)/ { f = 1 } /^#DEBHELPER#$/ { exit !f } END { if (!f) exit 1 }' \
+	    "$P/debian/cachefilesd.$s"
+done
 # The init script's LSB header as insserv (update-rc.d on a sysvinit
 # system) orders it beside Debian's own: mountnfs in rcS, a syslog daemon
 # (rsyslog from orphan-sysvinit-scripts, syslog-ng) that needs $remote_fs.

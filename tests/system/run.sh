@@ -55,6 +55,20 @@ else
 	not_ok "lintian: no errors or warnings"
 	grep -E '^[EW]:' "$SYS_WORK/lintian.log" | sed 's/^/#   /'
 fi
+# Without systemd, a start that fails leaves the package configured, as
+# under systemd: debhelper's init snippets call init_failed (debian/rules),
+# which the postinst defines as a warning and the prerm as exit 1.
+E=$(mktemp -d)
+if dpkg-deb -e "$deb" "$E" 2>/dev/null; then
+	check_grep "the postinst's invoke-rc.d start calls init_failed, not exit 1" \
+	    'invoke-rc\.d .*cachefilesd .*\|\| init_failed$' "$E/postinst"
+	check_grep "  ... which the postinst defines" '^init_failed\(\) \{$' "$E/postinst"
+	check_grep "the prerm's invoke-rc.d stop calls init_failed, which it defines" \
+	    '^init_failed\(\) \{ exit 1; \}$' "$E/prerm"
+else
+	not_ok "dpkg-deb -e $(basename "$deb")"
+fi
+rm -rf "$E"
 img=$(sys_image "$deb" apparmor) || { not_ok "system: building the root image (see $SYS_WORK/*.log)"; exit 1; }
 sys_data
 note "root image $img ($(du -h "$img" | cut -f1) allocated), kernel $(sys_kver), built or reused in $(( $(date +%s) - t_start ))s"
