@@ -23,25 +23,33 @@ soak) WANT="$BUILD_PKGS $TEST_PKGS $SOAK_PKGS" ;;
 # check and all: the system layer builds the .deb (make deb) and tests it
 *) WANT="$BUILD_PKGS $TEST_PKGS $PKG_PKGS" ;;
 esac
-# promtool validates the metrics file in the tests.  Debian ships it in
-# the prometheus package, whose installation would also start a Prometheus
-# server; only the one program is extracted, into build/tools.
-fetch_promtool() {
-	command -v promtool >/dev/null 2>&1 && return 0
-	[ -x build/tools/promtool ] && return 0
+# Two programs the tests run are extracted from their Debian packages into
+# build/tools rather than installed: promtool validates the metrics file,
+# and the prometheus package that ships it would also start a Prometheus
+# server; insserv orders the init script as update-rc.d does on a system
+# without systemd, where it would be one more boot tool on this one.
+# fetch_tool NAME PACKAGE PATH: PATH inside PACKAGE's .deb.
+fetch_tool() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	[ -x "build/tools/$1" ] && return 0
 	t=$(mktemp -d) || return 0
-	if (cd "$t" && { apt-get download prometheus >/dev/null 2>&1 ||
-	     { apt-get update -qq >/dev/null 2>&1 && apt-get download prometheus >/dev/null 2>&1; }; }) &&
-	   dpkg-deb -x "$t"/prometheus_*.deb "$t/x" 2>/dev/null && [ -x "$t/x/usr/bin/promtool" ]; then
-		mkdir -p build/tools && cp "$t/x/usr/bin/promtool" build/tools/promtool &&
-			echo "deps: promtool extracted from Debian's prometheus package into build/tools"
+	if (cd "$t" && { apt-get download "$2" >/dev/null 2>&1 ||
+	     { apt-get update -qq >/dev/null 2>&1 && apt-get download "$2" >/dev/null 2>&1; }; }) &&
+	   dpkg-deb -x "$t/$2"_*.deb "$t/x" 2>/dev/null && [ -x "$t/x$3" ]; then
+		mkdir -p build/tools && cp "$t/x$3" "build/tools/$1" &&
+			echo "deps: $1 extracted from Debian's $2 package into build/tools"
 	else
-		echo "deps: could not fetch promtool (package prometheus); its checks will be skipped" >&2
+		echo "deps: could not fetch $1 (package $2); its checks will be skipped" >&2
 	fi
 	rm -rf "$t"
 }
 cd "$(dirname "$0")/.."
-case ${1:-check} in check | all) fetch_promtool ;; esac
+case ${1:-check} in
+check | all)
+	fetch_tool promtool prometheus /usr/bin/promtool
+	fetch_tool insserv insserv /sbin/insserv
+	;;
+esac
 
 missing=
 for p in $WANT; do
